@@ -1,0 +1,151 @@
+#include "numerics/model/forward.hpp"
+
+#include "numerics/util/errors.hpp"
+
+#include <string>
+
+namespace infoflow {
+
+namespace {
+
+template <class S>
+class ForwardPass {
+ public:
+  ForwardPass(const ModelT<S>& m, const ParamLayout& layout)
+      : m_(m), L_(layout), p_(m.params), zero_(ScalarTraits<S>::from_double(0.0, m.precision)) {}
+
+  ForwardResult<S> run(const Sequence<S>& X) const {
+    const Architecture& a = m_.arch;
+    const int T = static_cast<int>(X.size());
+    if (T < 1) throw InputError("inputs", "expected a sequence of at least one token");
+    if (a.positions > 0 && T > a.positions)
+      throw InputError("inputs", "sequence of length " + std::to_string(T) + " exceeds the positional table (" +
+                                     std::to_string(a.positions) + " rows)");
+    std::vector<Vec<S>> tokens(T);
+    for (int t = 0; t < T; ++t) {
+      if (static_cast<int>(X[t].size()) != a.d)
+        throw InputError("inputs", "token " + std::to_string(t) + " has dimension " + std::to_string(X[t].size()) +
+                                       ", the model expects d = " + std::to_string(a.d));
+      tokens[t] = apply_map(L_.encoder(), X[t]);
+      if (a.positions > 0)
+        for (int e = 0; e < a.E; ++e) tokens[t][e] += p_[L_.positional() + static_cast<std::size_t>(t) * a.E + e];
+    }
+    Vec<S> cls(p_.begin() + L_.cls0(), p_.begin() + L_.cls0() + a.E);
+
+    const auto& layers = L_.layers();
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      const bool last = l + 1 == layers.size();
+      const LayerOffsets& lo = layers[l];
+      // Keys and values are computed from the states before the layer; every query then sees them.
+      std::vector<std::vector<Vec<S>>> keys(lo.heads.size()), values(lo.heads.size());
+      for (std::size_t h = 0; h < lo.heads.size(); ++h) {
+        const HeadOffsets& ho = lo.heads[h];
+        for (int t = 0; t < T; ++t) {
+          keys[h].push_back(matvec(ho.K, ho.key_dim, a.E, tokens[t]));
+          values[h].push_back(matvec(ho.V, ho.value_dim, a.E, tokens[t]));
+        }
+      }
+      auto attend = [&](const Vec<S>& q) {
+        Vec<S> concat;
+        concat.reserve(lo.concat_dim);
+        for (std::size_t h = 0; h < lo.heads.size(); ++h) {
+          const Vec<S> a_h = head(lo.heads[h], keys[h], values[h], q);
+          concat.insert(concat.end(), a_h.begin(), a_h.end());
+        }
+        Vec<S> out = q;
+        add_into(out, matvec(lo.W_O, a.E, lo.concat_dim, concat));
+        return out;
+      };
+      Vec<S> new_cls = attend(cls);
+      if (!last) {
+        std::vector<Vec<S>> new_tokens(T);
+        for (int t = 0; t < T; ++t) new_tokens[t] = attend(tokens[t]);
+        tokens = std::move(new_tokens);
+        if (lo.has_ffn) {
+          for (auto& u : tokens) add_into(u, apply_map(lo.ffn, u));
+          add_into(new_cls, apply_map(lo.ffn, new_cls));
+        }
+      }
+      cls = std::move(new_cls);
+    }
+    ForwardResult<S> r{apply_map(L_.readout(), cls)[0], cls};
+    return r;
+  }
+
+ private:
+  // y = A x with A stored row-major at offset `off` (rows × cols).
+  Vec<S> matvec(std::size_t off, int rows, int cols, const Vec<S>& x) const {
+    Vec<S> y(rows, zero_);
+    for (int r = 0; r < rows; ++r) {
+      S acc = zero_;
+      const std::size_t row = off + static_cast<std::size_t>(r) * cols;
+      for (int c = 0; c < cols; ++c) acc += p_[row + c] * x[c];
+      y[r] = acc;
+    }
+    return y;
+  }
+  void add_bias(Vec<S>& y, std::size_t off) const {
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] += p_[off + i];
+  }
+  static void add_into(Vec<S>& y, const Vec<S>& x) {
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] += x[i];
+  }
+  Vec<S> apply_map(const MapOffsets& m, const Vec<S>& x) const {
+    if (m.kind == MapKind::Affine) {
+      Vec<S> y = matvec(m.W, m.out, m.in, x);
+      add_bias(y, m.b);
+      return y;
+    }
+    Vec<S> hidden = matvec(m.W1, m.width, m.in, x);
+    add_bias(hidden, m.b1);
+    for (auto& v : hidden) v = ScalarTraits<S>::relu(v);
+    Vec<S> y = matvec(m.W2, m.out, m.width, hidden);
+    add_bias(y, m.b2);
+    return y;
+  }
+  // a(q) = Σ_t softmax_t(β (Q q)ᵀ(K u_t)) V u_t, evaluated stably: the max logit is subtracted.
+  Vec<S> head(const HeadOffsets& ho, const std::vector<Vec<S>>& keys, const std::vector<Vec<S>>& values,
+              const Vec<S>& q) const {
+    const Vec<S> query = matvec(ho.Q, ho.key_dim, m_.arch.E, q);
+    const S& beta = m_.temperatures[ho.temperature];
+    const std::size_t T = keys.size();
+    Vec<S> logits(T, zero_);
+    for (std::size_t t = 0; t < T; ++t) {
+      S s = zero_;
+      for (int i = 0; i < ho.key_dim; ++i) s += query[i] * keys[t][i];
+      logits[t] = beta * s;
+    }
+    S top = logits[0];
+    for (std::size_t t = 1; t < T; ++t) top = ScalarTraits<S>::max_of(top, logits[t]);
+    S denom = zero_;
+    Vec<S> out(ho.value_dim, zero_);
+    for (std::size_t t = 0; t < T; ++t) {
+      const S w = ScalarTraits<S>::exp_of(logits[t] - top);
+      denom += w;
+      for (int i = 0; i < ho.value_dim; ++i) out[i] += w * values[t][i];
+    }
+    for (auto& v : out) v /= denom;
+    return out;
+  }
+
+  const ModelT<S>& m_;
+  const ParamLayout& L_;
+  const std::vector<S>& p_;
+  const S zero_;
+};
+
+}  // namespace
+
+template <class S>
+ForwardResult<S> forward(const ModelT<S>& model, const ParamLayout& layout, const Sequence<S>& X) {
+  if (model.params.size() != layout.size() || model.temperatures.size() != layout.temperature_count())
+    throw InputError("model", "parameter vector does not match its architecture");
+  return ForwardPass<S>(model, layout).run(X);
+}
+
+template ForwardResult<double> forward(const ModelT<double>&, const ParamLayout&, const Sequence<double>&);
+template ForwardResult<mpfr::mpreal> forward(const ModelT<mpfr::mpreal>&, const ParamLayout&,
+                                             const Sequence<mpfr::mpreal>&);
+template ForwardResult<ArbBall> forward(const ModelT<ArbBall>&, const ParamLayout&, const Sequence<ArbBall>&);
+
+}  // namespace infoflow

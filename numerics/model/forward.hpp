@@ -1,0 +1,45 @@
+#pragma once
+// The forward pass of SPEC §1, written once for every scalar type. Explicitly instantiated for
+// double, mpfr::mpreal and ArbBall in forward.cpp.
+#include "numerics/model/model.hpp"
+
+#include <vector>
+
+namespace infoflow {
+
+template <class S>
+using Vec = std::vector<S>;
+
+/// An input sequence: T tokens, each of dimension d.
+template <class S>
+using Sequence = std::vector<Vec<S>>;
+
+template <class S>
+struct ForwardResult {
+  S y;
+  Vec<S> cls_state;  // the pre-readout state c (the FFN input that lemma L4 speaks of)
+};
+
+template <class S>
+ForwardResult<S> forward(const ModelT<S>& model, const ParamLayout& layout, const Sequence<S>& X);
+
+template <class S>
+ForwardResult<S> forward(const ModelT<S>& model, const Sequence<S>& X) {
+  return forward(model, ParamLayout(model.arch), X);
+}
+
+/// Converts a double sequence to scalar type S at precision p.
+template <class S>
+Sequence<S> convert_sequence(const std::vector<std::vector<double>>& X, Precision p) {
+  Sequence<S> r;
+  r.reserve(X.size());
+  for (const auto& x : X) {
+    Vec<S> v;
+    v.reserve(x.size());
+    for (double xi : x) v.push_back(ScalarTraits<S>::from_double(xi, p));
+    r.push_back(std::move(v));
+  }
+  return r;
+}
+
+}  // namespace infoflow

@@ -1,0 +1,266 @@
+#include "numerics/model/weights_json.hpp"
+
+#include "numerics/util/errors.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace infoflow {
+
+using nlohmann::json;
+
+namespace {
+
+// ---- writing ----
+json scalar_json(double v) {
+  if (!std::isfinite(v)) throw NumericError("refusing to write a non-finite weight");
+  return v;
+}
+json scalar_json(const mpfr::mpreal& v) {
+  if (!mpfr::isfinite(v)) throw NumericError("refusing to write a non-finite weight");
+  const double d = v.toDouble();
+  if (mpfr::mpreal(d, v.get_prec()) == v) return d;  // exactly a double: keep it a number
+  const int digits = static_cast<int>(std::ceil(v.get_prec() * 0.30103)) + 2;
+  return v.toString(digits);
+}
+
+template <class S>
+json tensor_json(const std::vector<S>& p, const TensorSpec& t) {
+  if (t.is_vector) {
+    json a = json::array();
+    for (int r = 0; r < t.rows; ++r) a.push_back(scalar_json(p[t.offset + r]));
+    return a;
+  }
+  json a = json::array();
+  for (int r = 0; r < t.rows; ++r) {
+    json row = json::array();
+    for (int c = 0; c < t.cols; ++c) row.push_back(scalar_json(p[t.offset + static_cast<std::size_t>(r) * t.cols + c]));
+    a.push_back(row);
+  }
+  return a;
+}
+
+// Places a value at a dotted path like "layers[0].heads[1].Q" (creating objects and arrays).
+json& at_path(json& root, const std::string& path) {
+  json* cur = &root;
+  std::stringstream ss(path);
+  std::string part;
+  while (std::getline(ss, part, '.')) {
+    const auto br = part.find('[');
+    const std::string key = part.substr(0, br);
+    cur = &(*cur)[key];
+    if (br != std::string::npos) {
+      const std::size_t idx = std::stoul(part.substr(br + 1));
+      if (!cur->is_array()) *cur = json::array();
+      while (cur->size() <= idx) cur->push_back(json::object());
+      cur = &(*cur)[idx];
+    }
+  }
+  return *cur;
+}
+
+const char* kind_name(MapKind k) { return k == MapKind::Affine ? "affine" : "ffn"; }
+
+template <class S>
+json to_json_impl(const ModelT<S>& m) {
+  ParamLayout layout(m.arch);
+  json j;
+  j["format"] = kWeightsFormat;
+  j["d"] = m.arch.d;
+  j["E"] = m.arch.E;
+  j["positions"] = m.arch.positions;
+  j["encoder"]["kind"] = kind_name(m.arch.encoder.kind);
+  j["readout"]["kind"] = kind_name(m.arch.readout.kind);
+  for (std::size_t l = 0; l < m.arch.layers.size(); ++l) {
+    json& layer = j["layers"][l];
+    if (!m.arch.layers[l].ffn_width) layer["ffn"] = nullptr;
+    else layer["ffn"]["kind"] = "ffn";
+    for (std::size_t h = 0; h < layout.layers()[l].heads.size(); ++h)
+      layer["heads"][h]["beta"] = scalar_json(m.temperatures[layout.layers()[l].heads[h].temperature]);
+  }
+  for (const auto& t : layout.tensors()) at_path(j, t.name) = tensor_json(m.params, t);
+  return j;
+}
+
+// ---- reading ----
+[[noreturn]] void bad(const std::string& path, const std::string& what) { throw InputError("weights " + path, what); }
+
+mpfr::mpreal read_scalar(const json& v, const std::string& path, long bits) {
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) bad(path, "expected a finite number");
+    return mpfr::mpreal(d, bits);
+  }
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    mpfr::mpreal r(0, bits);
+    if (mpfr_set_str(r.mpfr_ptr(), s.c_str(), 10, MPFR_RNDN) != 0 || !mpfr::isfinite(r))
+      bad(path, "expected a decimal number, got \"" + s + "\"");
+    return r;
+  }
+  bad(path, "expected a number or a decimal string");
+}
+
+const json& member(const json& j, const std::string& key, const std::string& path) {
+  if (!j.is_object()) bad(path, "expected an object");
+  auto it = j.find(key);
+  if (it == j.end()) bad(path.empty() ? key : path + "." + key, "missing");
+  return *it;
+}
+
+int read_int(const json& j, const std::string& key, int min_value) {
+  const json& v = member(j, key, "");
+  if (!v.is_number_integer() || v.get<long long>() < min_value)
+    bad(key, "expected an integer >= " + std::to_string(min_value));
+  return v.get<int>();
+}
+
+// Infers a map's shape from its arrays (rows of W or W1 give the hidden width).
+MapShape read_map_shape(const json& j, const std::string& path, int in, int out) {
+  const json& kind = member(j, "kind", path);
+  if (kind == "affine") return MapShape{MapKind::Affine, in, out, 0};
+  if (kind == "ffn") {
+    const json& b1 = member(j, "b1", path);
+    if (!b1.is_array() || b1.empty()) bad(path + ".b1", "expected a non-empty array (the FFN width)");
+    return MapShape{MapKind::Ffn, in, out, static_cast<int>(b1.size())};
+  }
+  bad(path + ".kind", "expected \"affine\" or \"ffn\"");
+}
+
+void read_tensor(const json& root, const TensorSpec& t, long bits, std::vector<mpfr::mpreal>& p) {
+  // Walk the dotted path.
+  const json* cur = &root;
+  std::stringstream ss(t.name);
+  std::string part, walked;
+  while (std::getline(ss, part, '.')) {
+    const auto br = part.find('[');
+    cur = &member(*cur, part.substr(0, br), walked);
+    walked += (walked.empty() ? "" : ".") + part.substr(0, br);
+    if (br != std::string::npos) {
+      const std::size_t idx = std::stoul(part.substr(br + 1));
+      if (!cur->is_array() || cur->size() <= idx) bad(walked, "expected an array with an entry " + std::to_string(idx));
+      cur = &(*cur)[idx];
+      walked += "[" + std::to_string(idx) + "]";
+    }
+  }
+  const std::string shape = std::to_string(t.rows) + (t.is_vector ? "" : "x" + std::to_string(t.cols));
+  if (!cur->is_array() || static_cast<int>(cur->size()) != t.rows)
+    bad(t.name, std::string("expected ") + (t.is_vector ? "a vector of length " : "a matrix of shape ") + shape);
+  for (int r = 0; r < t.rows; ++r) {
+    const json& row = (*cur)[r];
+    if (t.is_vector) {
+      p[t.offset + r] = read_scalar(row, t.name + "[" + std::to_string(r) + "]", bits);
+      continue;
+    }
+    if (!row.is_array() || static_cast<int>(row.size()) != t.cols)
+      bad(t.name + "[" + std::to_string(r) + "]", "expected a row of length " + std::to_string(t.cols) + " (shape " + shape + ")");
+    for (int c = 0; c < t.cols; ++c)
+      p[t.offset + static_cast<std::size_t>(r) * t.cols + c] =
+          read_scalar(row[c], t.name + "[" + std::to_string(r) + "][" + std::to_string(c) + "]", bits);
+  }
+}
+
+}  // namespace
+
+json weights_to_json(const ModelT<double>& m) { return to_json_impl(m); }
+json weights_to_json(const ModelT<mpfr::mpreal>& m) { return to_json_impl(m); }
+
+ModelT<mpfr::mpreal> weights_from_json(const json& j, long bits) {
+  if (!j.is_object()) bad("", "expected a JSON object");
+  if (j.contains("format") && j["format"] != kWeightsFormat)
+    bad("format", std::string("expected \"") + kWeightsFormat + "\"");
+  Architecture a;
+  a.d = read_int(j, "d", 1);
+  a.E = read_int(j, "E", 1);
+  a.positions = j.contains("positions") ? read_int(j, "positions", 0) : 0;
+  a.encoder = read_map_shape(member(j, "encoder", ""), "encoder", a.d, a.E);
+  a.readout = read_map_shape(member(j, "readout", ""), "readout", a.E, 1);
+  const json& layers = member(j, "layers", "");
+  if (!layers.is_array() || layers.empty()) bad("layers", "expected a non-empty array");
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const std::string ln = "layers[" + std::to_string(l) + "]";
+    LayerShape ls;
+    const json& heads = member(layers[l], "heads", ln);
+    if (!heads.is_array() || heads.empty()) bad(ln + ".heads", "expected a non-empty array");
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+      const std::string hn = ln + ".heads[" + std::to_string(h) + "]";
+      const json& Q = member(heads[h], "Q", hn);
+      const json& V = member(heads[h], "V", hn);
+      if (!Q.is_array() || Q.empty()) bad(hn + ".Q", "expected a non-empty matrix");
+      if (!V.is_array() || V.empty()) bad(hn + ".V", "expected a non-empty matrix");
+      ls.heads.push_back(HeadShape{static_cast<int>(Q.size()), static_cast<int>(V.size())});
+    }
+    if (layers[l].contains("ffn") && !layers[l]["ffn"].is_null())
+      ls.ffn_width = read_map_shape(layers[l]["ffn"], ln + ".ffn", a.E, a.E).width;
+    a.layers.push_back(ls);
+  }
+  a.validate();
+  ParamLayout layout(a);
+  ModelT<mpfr::mpreal> m = make_model<mpfr::mpreal>(a, Precision{bits});
+  for (const auto& t : layout.tensors()) read_tensor(j, t, bits, m.params);
+  for (std::size_t l = 0; l < layout.layers().size(); ++l)
+    for (std::size_t h = 0; h < layout.layers()[l].heads.size(); ++h) {
+      const std::string hn = "layers[" + std::to_string(l) + "].heads[" + std::to_string(h) + "]";
+      const mpfr::mpreal beta = read_scalar(member(layers[l]["heads"][h], "beta", hn), hn + ".beta", bits);
+      if (!(beta > 0)) bad(hn + ".beta", "expected a temperature > 0");
+      m.temperatures[layout.layers()[l].heads[h].temperature] = beta;
+    }
+  return m;
+}
+
+json read_json_file(const std::string& path, const std::string& argument) {
+  std::ifstream in(path);
+  if (!in) throw InputError(argument, "cannot open file '" + path + "'");
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(argument, "'" + path + "' is not valid JSON (" + std::string(e.what()) + ")");
+  }
+}
+
+void write_text_file_atomic(const std::string& path, const std::string& text) {
+  const std::filesystem::path p(path);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError("--out", "cannot write '" + tmp + "'");
+    out << text;
+    if (!out) throw InputError("--out", "failed writing '" + tmp + "'");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+void write_json_file(const std::string& path, const json& j) { write_text_file_atomic(path, j.dump(2) + "\n"); }
+
+std::vector<std::vector<std::vector<mpfr::mpreal>>> inputs_from_json(const json& j, int d, long bits) {
+  const json& arr = j.is_object() ? member(j, "inputs", "") : j;
+  if (!arr.is_array()) throw InputError("inputs", "expected an array of sequences");
+  std::vector<std::vector<std::vector<mpfr::mpreal>>> out;
+  for (std::size_t s = 0; s < arr.size(); ++s) {
+    const std::string sn = "inputs[" + std::to_string(s) + "]";
+    if (!arr[s].is_array() || arr[s].empty()) throw InputError(sn, "expected a non-empty array of tokens");
+    std::vector<std::vector<mpfr::mpreal>> seq;
+    for (std::size_t t = 0; t < arr[s].size(); ++t) {
+      const json& tok = arr[s][t];
+      const std::string tn = sn + "[" + std::to_string(t) + "]";
+      if (!tok.is_array() || static_cast<int>(tok.size()) != d)
+        throw InputError(tn, "expected a token of dimension d = " + std::to_string(d));
+      std::vector<mpfr::mpreal> x;
+      for (std::size_t i = 0; i < tok.size(); ++i) {
+        try {
+          x.push_back(read_scalar(tok[i], tn + "[" + std::to_string(i) + "]", bits));
+        } catch (const InputError& e) {
+          throw InputError("inputs", e.what());
+        }
+      }
+      seq.push_back(std::move(x));
+    }
+    out.push_back(std::move(seq));
+  }
+  return out;
+}
+
+}  // namespace infoflow

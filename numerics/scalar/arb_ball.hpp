@@ -1,0 +1,81 @@
+#pragma once
+// A small RAII value type over arb_t (a midpoint-radius ball), so that the numeric core can be
+// written once as a template and instantiated for double, mpfr::mpreal and ArbBall.
+//
+// Every ball carries its working precision; a binary operation works at the larger of the two.
+// Comparisons that cannot be decided from the balls return Tribool::Unknown instead of guessing.
+#include <mpreal.h>  // must precede arb.h (see TOOLCHAIN.md)
+
+#include <arb.h>
+
+#include <string>
+
+namespace infoflow {
+
+enum class Tribool { False, True, Unknown };
+
+class ArbBall {
+ public:
+  static constexpr long kDefaultPrec = 128;
+
+  ArbBall();
+  explicit ArbBall(long prec);
+  ArbBall(double v, long prec);
+  ArbBall(const mpfr::mpreal& v, long prec);     // exact: the mpfr value becomes the midpoint
+  ArbBall(const std::string& decimal, long prec);  // enclosure of the decimal number
+  ArbBall(const ArbBall& o);
+  ArbBall(ArbBall&& o) noexcept;
+  ArbBall& operator=(const ArbBall& o);
+  ArbBall& operator=(ArbBall&& o) noexcept;
+  ~ArbBall();
+
+  /// The smallest ball containing [lo, hi].
+  static ArbBall interval(double lo, double hi, long prec);
+  static ArbBall interval(const ArbBall& lo, const ArbBall& hi);
+
+  arb_t& raw() { return v_; }
+  const arb_t& raw() const { return v_; }
+  long prec() const { return prec_; }
+
+  double mid() const;
+  double rad() const;
+  double upper() const;  // an upper bound of every point of the ball, rounded up to double
+  double lower() const;  // rounded down to double
+  bool is_finite() const;
+  bool contains(const mpfr::mpreal& x) const;
+  bool contains(const ArbBall& x) const;
+  std::string to_string(long digits = 20) const;
+
+  ArbBall& operator+=(const ArbBall& o);
+  ArbBall& operator-=(const ArbBall& o);
+  ArbBall& operator*=(const ArbBall& o);
+  ArbBall& operator/=(const ArbBall& o);
+
+  friend ArbBall operator+(ArbBall a, const ArbBall& b) { return a += b; }
+  friend ArbBall operator-(ArbBall a, const ArbBall& b) { return a -= b; }
+  friend ArbBall operator*(ArbBall a, const ArbBall& b) { return a *= b; }
+  friend ArbBall operator/(ArbBall a, const ArbBall& b) { return a /= b; }
+  friend ArbBall operator-(const ArbBall& a);
+
+  friend ArbBall exp(const ArbBall& a);
+  friend ArbBall log(const ArbBall& a);
+  friend ArbBall sqrt(const ArbBall& a);
+  friend ArbBall abs(const ArbBall& a);
+  friend ArbBall max(const ArbBall& a, const ArbBall& b);
+  friend ArbBall min(const ArbBall& a, const ArbBall& b);
+
+  friend Tribool less(const ArbBall& a, const ArbBall& b);
+  friend Tribool less_equal(const ArbBall& a, const ArbBall& b);
+
+ private:
+  arb_t v_;
+  long prec_;
+};
+
+/// Principal branch of Lambert W, W(x) e^{W(x)} = x, for x >= -1/e.
+ArbBall lambert_w(const ArbBall& x);
+
+/// Frees FLINT's per-thread caches; call at the end of every worker thread that used arb or MPFR.
+void release_thread_caches();
+
+}  // namespace infoflow

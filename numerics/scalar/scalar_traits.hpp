@@ -1,0 +1,59 @@
+#pragma once
+// What the generic numeric core needs to know about a scalar type: how to make one from a double
+// at a given precision, how to read it back, and the non-arithmetic functions it uses (exp, max).
+// Arithmetic itself comes from the type's operators; exp/max are found by argument-dependent lookup.
+#include "numerics/scalar/arb_ball.hpp"  // includes mpreal.h first
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace infoflow {
+
+/// Run-time precision in bits. Ignored by double; MPFR and arb use it for every value they create,
+/// because MPFR's default precision is per thread and would silently be 53 bits in a worker.
+struct Precision {
+  long bits = 53;
+};
+
+template <class S>
+struct ScalarTraits;
+
+template <>
+struct ScalarTraits<double> {
+  static constexpr const char* name = "double";
+  static double from_double(double v, Precision) { return v; }
+  static double from_mpreal(const mpfr::mpreal& v, Precision) { return v.toDouble(); }
+  static double to_double(double v) { return v; }
+  static double relu(double v) { return v > 0.0 ? v : 0.0; }
+  static double max_of(double a, double b) { return std::max(a, b); }
+  static double exp_of(double a) { return std::exp(a); }
+};
+
+template <>
+struct ScalarTraits<mpfr::mpreal> {
+  static constexpr const char* name = "mpfr";
+  static mpfr::mpreal from_double(double v, Precision p) { return mpfr::mpreal(v, p.bits); }
+  static mpfr::mpreal from_mpreal(const mpfr::mpreal& v, Precision p) {
+    mpfr::mpreal r(0, p.bits);
+    mpfr_set(r.mpfr_ptr(), v.mpfr_srcptr(), MPFR_RNDN);  // rounds to p.bits
+    return r;
+  }
+  static double to_double(const mpfr::mpreal& v) { return v.toDouble(); }
+  static mpfr::mpreal relu(const mpfr::mpreal& v) { return v > 0 ? v : mpfr::mpreal(0, v.get_prec()); }
+  static mpfr::mpreal max_of(const mpfr::mpreal& a, const mpfr::mpreal& b) { return a >= b ? a : b; }
+  static mpfr::mpreal exp_of(const mpfr::mpreal& a) { return mpfr::exp(a); }
+};
+
+template <>
+struct ScalarTraits<ArbBall> {
+  static constexpr const char* name = "arb";
+  static ArbBall from_double(double v, Precision p) { return ArbBall(v, p.bits); }
+  static ArbBall from_mpreal(const mpfr::mpreal& v, Precision p) { return ArbBall(v, p.bits); }
+  static double to_double(const ArbBall& v) { return v.mid(); }
+  static ArbBall relu(const ArbBall& v) { return max(v, ArbBall(0.0, v.prec())); }
+  static ArbBall max_of(const ArbBall& a, const ArbBall& b) { return max(a, b); }
+  static ArbBall exp_of(const ArbBall& a) { return exp(a); }
+};
+
+}  // namespace infoflow

@@ -1,0 +1,131 @@
+#include "numerics/sweep/sweep_runner.hpp"
+
+#include "numerics/scalar/arb_ball.hpp"
+#include "numerics/util/errors.hpp"
+
+#include <fcntl.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace infoflow {
+
+SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint)
+    : path_(std::move(path)), fingerprint_(std::move(fingerprint)) {
+  const std::filesystem::path p(path_);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  std::string text;
+  {
+    std::ifstream in(path_, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  // Cut a torn last line (a kill during a write) so the next append starts on a fresh line.
+  const auto last_nl = text.rfind('\n');
+  const std::size_t keep = last_nl == std::string::npos ? 0 : last_nl + 1;
+  if (keep != text.size()) {
+    std::filesystem::resize_file(path_, keep);
+    text.resize(keep);
+  }
+  std::stringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("key") || !j.contains("value")) continue;
+    if (j.value("fingerprint", std::string()) != fingerprint_) continue;
+    done_[j["key"].get<std::string>()] = j["value"];
+  }
+}
+
+bool SweepCheckpoint::has(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return done_.count(key) != 0;
+}
+
+const nlohmann::json& SweepCheckpoint::get(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return done_.at(key);
+}
+
+std::size_t SweepCheckpoint::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return done_.size();
+}
+
+void SweepCheckpoint::append(const std::string& key, const nlohmann::json& value) {
+  const std::string line =
+      nlohmann::json{{"key", key}, {"fingerprint", fingerprint_}, {"value", value}}.dump() + "\n";
+  std::lock_guard<std::mutex> lock(mu_);
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd < 0) throw InputError("--out", "cannot open checkpoint '" + path_ + "' for appending");
+  std::size_t written = 0;
+  while (written < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + written, line.size() - written);
+    if (n <= 0) {
+      ::close(fd);
+      throw InputError("--out", "write to checkpoint '" + path_ + "' failed");
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  done_[key] = value;
+}
+
+std::vector<nlohmann::json> run_sweep(const std::string& label, const std::vector<std::string>& keys,
+                                      const std::function<nlohmann::json(std::size_t)>& compute,
+                                      SweepCheckpoint& checkpoint, int threads, const ProgressFn& progress) {
+  {
+    std::set<std::string> unique(keys.begin(), keys.end());
+    if (unique.size() != keys.size()) throw NumericError("sweep '" + label + "': duplicate point keys");
+  }
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (!checkpoint.has(keys[i])) pending.push_back(i);
+  const std::size_t reused = keys.size() - pending.size();
+  std::atomic<std::size_t> done{reused};
+  std::exception_ptr first_error;
+  std::mutex error_mu, progress_mu;
+  if (progress) progress(SweepProgress{label, reused, keys.size(), reused});
+
+  const long n = static_cast<long>(pending.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
+  for (long k = 0; k < n; ++k) {
+    {
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (first_error) continue;  // stop starting new points once one failed
+    }
+    try {
+      const std::size_t i = pending[static_cast<std::size_t>(k)];
+      nlohmann::json value = compute(i);
+      checkpoint.append(keys[i], value);
+      const std::size_t d = ++done;
+      if (progress) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        progress(SweepProgress{label, d, keys.size(), reused});
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  // Worker threads keep FLINT/MPFR caches; free them (the pool may be reused, which is harmless).
+#pragma omp parallel num_threads(threads > 0 ? threads : 1)
+  release_thread_caches();
+  if (first_error) std::rethrow_exception(first_error);
+
+  std::vector<nlohmann::json> out;
+  out.reserve(keys.size());
+  for (const auto& key : keys) out.push_back(checkpoint.get(key));
+  return out;
+}
+
+}  // namespace infoflow

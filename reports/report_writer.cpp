@@ -1,0 +1,261 @@
+#include "reports/report_writer.hpp"
+
+#include "numerics/model/weights_json.hpp"
+#include "numerics/util/errors.hpp"
+#include "reports/svg_plot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <sstream>
+
+namespace infoflow {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string html_escape(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    switch (c) {
+      case '&': r += "&amp;"; break;
+      case '<': r += "&lt;"; break;
+      case '>': r += "&gt;"; break;
+      case '"': r += "&quot;"; break;
+      default: r += c;
+    }
+  }
+  return r;
+}
+
+std::string num(double v, int digits = 4) {
+  if (!std::isfinite(v)) return v > 0 ? "+inf" : (v < 0 ? "-inf" : "nan");
+  std::ostringstream o;
+  o << std::setprecision(digits) << v;
+  return o.str();
+}
+
+std::string interval_text(const Interval& i) { return "[" + num(i.lo) + ", " + num(i.hi) + "]"; }
+
+std::string compact(const json& j) {
+  if (j.is_null()) return "";
+  std::string s = j.dump();
+  return s.size() > 240 ? s.substr(0, 237) + "..." : s;
+}
+
+struct Counts {
+  int pass = 0, fail = 0, inconclusive = 0;
+};
+Counts count_checks(const SuiteResult& r) {
+  Counts c;
+  auto add = [&](Verdict v) { (v == Verdict::Pass ? c.pass : v == Verdict::Fail ? c.fail : c.inconclusive)++; };
+  for (const auto& k : r.checks) add(k.verdict);
+  for (const auto& s : r.series)
+    if (s.band) add(s.verdict);
+  return c;
+}
+
+std::string verdict_words(Verdict v) {
+  switch (v) {
+    case Verdict::Pass: return "consistent with the stated results (every check passed)";
+    case Verdict::Fail: return "INCONSISTENT: at least one check failed";
+    default: return "inconclusive: no check failed, but some could not decide";
+  }
+}
+
+std::string series_fit_text(const Series& s) {
+  if (!s.fit) return "no fit";
+  std::string t = "slope " + num(s.fit->slope) + ", 95% interval " + interval_text(s.fit->interval) +
+                  " (t " + interval_text(s.fit->t_interval) + ", bootstrap " + interval_text(s.fit->bootstrap_interval) +
+                  "), R² " + num(s.fit->r2, 5) + ", " + std::to_string(s.fit->n) + " points";
+  return t;
+}
+
+std::string plot_file_name(const SuiteResult& r, const Series& s) {
+  std::string n = r.suite + "--" + s.id;
+  for (auto& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  return n + ".svg";
+}
+
+std::string junit_xml(const std::vector<SuiteResult>& results) {
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"infoflow-verify\">\n";
+  for (const auto& r : results) {
+    const Counts c = count_checks(r);
+    x << "  <testsuite name=\"" << html_escape(r.suite) << "\" tests=\"" << (c.pass + c.fail + c.inconclusive)
+      << "\" failures=\"" << c.fail << "\" skipped=\"" << c.inconclusive << "\" time=\"" << num(r.elapsed_seconds, 6) << "\">\n";
+    auto testcase = [&](const std::string& id, Verdict v, const std::string& msg) {
+      x << "    <testcase classname=\"" << html_escape(r.suite) << "\" name=\"" << html_escape(id) << "\">";
+      if (v == Verdict::Fail) x << "<failure message=\"" << html_escape(msg) << "\"/>";
+      if (v == Verdict::Inconclusive) x << "<skipped message=\"inconclusive: " << html_escape(msg) << "\"/>";
+      x << "</testcase>\n";
+    };
+    for (const auto& k : r.checks) testcase(k.id, k.verdict, k.statement + " measured=" + compact(k.measured));
+    for (const auto& s : r.series)
+      if (s.band) testcase("series:" + s.id, s.verdict, series_fit_text(s));
+    x << "  </testsuite>\n";
+  }
+  x << "</testsuites>\n";
+  return x.str();
+}
+
+}  // namespace
+
+std::vector<SuiteResult> collect_results(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw InputError("--results", "'" + dir + "' is not a directory");
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().filename() == "result.json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  std::vector<SuiteResult> out;
+  for (const auto& f : files) {
+    try {
+      out.push_back(suite_result_from_json(read_json_file(f, "--results")));
+    } catch (const InputError& e) {
+      throw InputError("--results", "'" + f + "': " + e.what());
+    }
+  }
+  return out;
+}
+
+std::string summary_table(const std::vector<SuiteResult>& results) {
+  std::ostringstream o;
+  o << std::left << std::setw(28) << "suite" << std::setw(14) << "verdict" << std::setw(8) << "pass" << std::setw(8)
+    << "fail" << std::setw(14) << "inconclusive" << "elapsed\n";
+  for (const auto& r : results) {
+    const Counts c = count_checks(r);
+    o << std::left << std::setw(28) << r.suite << std::setw(14) << verdict_name(r.overall()) << std::setw(8) << c.pass
+      << std::setw(8) << c.fail << std::setw(14) << c.inconclusive << num(r.elapsed_seconds, 3) << " s\n";
+  }
+  return o.str();
+}
+
+ReportFiles write_report(const std::vector<SuiteResult>& results, const std::string& out_dir) {
+  ReportFiles files;
+  fs::create_directories(fs::path(out_dir) / "plots");
+  std::ostringstream md, html;
+  md << "# infoflow-verify report\n\n";
+  md << "Numbers can support a theorem; they do not prove a lower bound. Each check is graded: *certified* "
+        "(interval arithmetic over a whole domain), *sampled* (MPFR on random and adversarial inputs), "
+        "*fitted* (optimised models, regression intervals) or *exact* (a finite computation).\n\n";
+  html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>infoflow-verify report</title>\n"
+          "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+          "table{border-collapse:collapse;margin:1em 0;font-size:14px}td,th{border:1px solid #ccc;padding:4px 8px;"
+          "vertical-align:top;text-align:left}th{background:#f3f3f3}.pass{color:#176b1f;font-weight:bold}"
+          ".fail{color:#b00020;font-weight:bold}.inconclusive{color:#8a6d00;font-weight:bold}code{font-size:13px}"
+          "figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}</style></head><body>\n";
+  html << "<h1>infoflow-verify report</h1>\n<p>Numbers can support a theorem; they do not prove a lower bound. "
+          "Grades: <b>certified</b> (interval arithmetic over a whole domain), <b>sampled</b> (MPFR on random and "
+          "adversarial inputs), <b>fitted</b> (optimised models, regression intervals), <b>exact</b> (a finite "
+          "computation).</p>\n";
+
+  // Verdict per suite first.
+  md << "## Verdicts\n\n| suite | verdict | pass | fail | inconclusive | elapsed (s) |\n|---|---|---|---|---|---|\n";
+  html << "<h2>Verdicts</h2>\n<table id=\"verdicts\"><tr><th>suite</th><th>verdict</th><th>pass</th><th>fail</th>"
+          "<th>inconclusive</th><th>elapsed (s)</th></tr>\n";
+  for (const auto& r : results) {
+    const Counts c = count_checks(r);
+    const std::string v = verdict_name(r.overall());
+    md << "| " << r.title << " (`" << r.suite << "`) | **" << v << "** | " << c.pass << " | " << c.fail << " | "
+       << c.inconclusive << " | " << num(r.elapsed_seconds, 3) << " |\n";
+    html << "<tr><td><a href=\"#" << html_escape(r.suite) << "\">" << html_escape(r.title) << "</a></td><td class=\"" << v
+         << "\">" << v << "</td><td>" << c.pass << "</td><td>" << c.fail << "</td><td>" << c.inconclusive << "</td><td>"
+         << num(r.elapsed_seconds, 3) << "</td></tr>\n";
+  }
+  if (results.empty()) {
+    md << "\nNo suite results were found.\n";
+    html << "<tr><td colspan=\"6\">No suite results were found.</td></tr>\n";
+  }
+  html << "</table>\n";
+
+  for (const auto& r : results) {
+    md << "\n## " << r.title << " (`" << r.suite << "`)\n\n";
+    md << "Overall: **" << verdict_name(r.overall()) << "**: " << verdict_words(r.overall()) << ".\n\n";
+    md << "Profile `" << r.profile << "`, seed " << r.seed << ", build `" << r.build_commit << "`, elapsed "
+       << num(r.elapsed_seconds, 3) << " s. Reproduce: `" << r.command << "`\n\n";
+    html << "<section id=\"" << html_escape(r.suite) << "\"><h2>" << html_escape(r.title) << "</h2>\n<p>Overall: <span class=\""
+         << verdict_name(r.overall()) << "\">" << verdict_name(r.overall()) << "</span>: " << html_escape(verdict_words(r.overall()))
+         << ".</p>\n<p>Profile <code>" << html_escape(r.profile) << "</code>, seed " << r.seed << ", build <code>"
+         << html_escape(r.build_commit) << "</code>, elapsed " << num(r.elapsed_seconds, 3)
+         << " s. Reproduce: <code>" << html_escape(r.command) << "</code></p>\n";
+
+    md << "| check | grade | verdict | statement | measured | bound |\n|---|---|---|---|---|---|\n";
+    html << "<table class=\"checks\"><tr><th>check</th><th>grade</th><th>verdict</th><th>statement</th><th>measured</th><th>bound</th></tr>\n";
+    for (const auto& c : r.checks) {
+      md << "| `" << c.id << "` | " << grade_name(c.grade) << " | " << verdict_name(c.verdict) << " | " << c.statement
+         << " | `" << compact(c.measured) << "` | `" << compact(c.bound) << "` |\n";
+      html << "<tr><td><code>" << html_escape(c.id) << "</code></td><td>" << grade_name(c.grade) << "</td><td class=\""
+           << verdict_name(c.verdict) << "\">" << verdict_name(c.verdict) << "</td><td>" << html_escape(c.statement)
+           << "</td><td><code>" << html_escape(compact(c.measured)) << "</code></td><td><code>" << html_escape(compact(c.bound))
+           << "</code></td></tr>\n";
+    }
+    html << "</table>\n";
+
+    for (const auto& s : r.series) {
+      md << "\n### " << s.title << "\n\n" << series_fit_text(s);
+      html << "<h3>" << html_escape(s.title) << "</h3>\n<p>" << html_escape(series_fit_text(s));
+      if (s.exponent) {
+        md << "; " << s.exponent->source << " exponent " << num(s.exponent->value);
+        html << "; " << html_escape(s.exponent->source) << " exponent " << num(s.exponent->value);
+      }
+      if (s.band) {
+        md << "; pass band " << interval_text(*s.band) << ": **" << verdict_name(s.verdict) << "**";
+        html << "; pass band " << interval_text(*s.band) << ": <span class=\"" << verdict_name(s.verdict) << "\">"
+             << verdict_name(s.verdict) << "</span>";
+      }
+      md << ".\n";
+      html << ".</p>\n";
+      if (!s.note.empty()) {
+        md << "\n" << s.note << "\n";
+        html << "<p>" << html_escape(s.note) << "</p>\n";
+      }
+      std::string why;
+      const auto svg = plot_series_svg(s, why);
+      const std::string name = plot_file_name(r, s);
+      if (svg) {
+        const std::string path = (fs::path(out_dir) / "plots" / name).string();
+        write_text_file_atomic(path, *svg);
+        files.plots.push_back(path);
+        md << "\n![" << s.title << "](plots/" << name << ")\n";
+        const auto start = svg->find("<svg");
+        html << "<figure class=\"plot\">" << (start == std::string::npos ? *svg : svg->substr(start)) << "</figure>\n";
+      } else {
+        const std::string w = "plot '" + name + "' skipped: " + why;
+        files.warnings.push_back(w);
+        md << "\n(" << w << ")\n";
+        html << "<p><em>" << html_escape(w) << "</em></p>\n";
+      }
+      md << "\n| x | y |\n|---|---|\n";
+      for (std::size_t i = 0; i < s.x.size(); ++i) md << "| " << num(s.x[i], 6) << " | " << num(s.y[i], 6) << " |\n";
+    }
+    if (!r.notes.empty()) {
+      md << "\nNotes:\n";
+      html << "<h3>Notes</h3><ul>\n";
+      for (const auto& n : r.notes) {
+        md << "- " << n << "\n";
+        html << "<li>" << html_escape(n) << "</li>\n";
+      }
+      html << "</ul>\n";
+    }
+    html << "</section>\n";
+  }
+  html << "</body></html>\n";
+
+  json all = json::array();
+  for (const auto& r : results) all.push_back(to_json(r));
+  files.markdown = (fs::path(out_dir) / "report.md").string();
+  files.html = (fs::path(out_dir) / "index.html").string();
+  files.results = (fs::path(out_dir) / "results.json").string();
+  files.junit = (fs::path(out_dir) / "junit.xml").string();
+  write_text_file_atomic(files.markdown, md.str());
+  write_text_file_atomic(files.html, html.str());
+  write_json_file(files.results, json{{"schema", "infoflow-verify/results/1"}, {"suites", all}});
+  write_text_file_atomic(files.junit, junit_xml(results));
+  return files;
+}
+
+}  // namespace infoflow

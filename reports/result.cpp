@@ -1,0 +1,175 @@
+#include "reports/result.hpp"
+
+#include "numerics/util/errors.hpp"
+
+#include <cmath>
+
+namespace infoflow {
+
+using nlohmann::json;
+
+const char* grade_name(Grade g) {
+  switch (g) {
+    case Grade::Certified: return "certified";
+    case Grade::Sampled: return "sampled";
+    case Grade::Fitted: return "fitted";
+    default: return "exact";
+  }
+}
+
+namespace {
+Grade grade_from_name(const std::string& s) {
+  if (s == "certified") return Grade::Certified;
+  if (s == "sampled") return Grade::Sampled;
+  if (s == "fitted") return Grade::Fitted;
+  return Grade::Exact;
+}
+// JSON has no infinities: an unbounded end is null.
+json end_json(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+double end_from(const json& j, double inf) { return j.is_null() ? inf : j.get<double>(); }
+json interval_json(const Interval& i) { return json::array({end_json(i.lo), end_json(i.hi)}); }
+Interval interval_from(const json& j) {
+  const double inf = std::numeric_limits<double>::infinity();
+  return Interval{end_from(j.at(0), -inf), end_from(j.at(1), inf)};
+}
+}  // namespace
+
+Verdict SuiteResult::overall() const {
+  bool inconclusive = false;
+  for (const auto& c : checks) {
+    if (c.verdict == Verdict::Fail) return Verdict::Fail;
+    inconclusive |= c.verdict == Verdict::Inconclusive;
+  }
+  for (const auto& s : series) {
+    if (s.verdict == Verdict::Fail) return Verdict::Fail;
+    inconclusive |= s.verdict == Verdict::Inconclusive && s.band.has_value();
+  }
+  return inconclusive ? Verdict::Inconclusive : Verdict::Pass;
+}
+
+Check check_from_fit(const std::string& id, const std::string& statement, const LineFit& fit, const Interval& band) {
+  Check c;
+  c.id = id;
+  c.grade = Grade::Fitted;
+  c.statement = statement;
+  c.verdict = judge_interval(fit.interval, band);
+  c.measured = {{"slope", fit.slope}, {"interval", interval_json(fit.interval)}, {"r2", fit.r2}, {"points", fit.n}};
+  c.bound = {{"band", interval_json(band)}};
+  return c;
+}
+
+json to_json(const LineFit& f) {
+  return {{"n", f.n},
+          {"slope", f.slope},
+          {"intercept", f.intercept},
+          {"slope_stderr", f.slope_stderr},
+          {"r2", f.r2},
+          {"t_interval", interval_json(f.t_interval)},
+          {"bootstrap_interval", interval_json(f.bootstrap_interval)},
+          {"interval", interval_json(f.interval)}};
+}
+
+namespace {
+LineFit fit_from_json(const json& j) {
+  LineFit f;
+  f.n = j.at("n").get<std::size_t>();
+  f.slope = j.at("slope").get<double>();
+  f.intercept = j.at("intercept").get<double>();
+  f.slope_stderr = j.at("slope_stderr").get<double>();
+  f.r2 = j.at("r2").get<double>();
+  f.t_interval = interval_from(j.at("t_interval"));
+  f.bootstrap_interval = interval_from(j.at("bootstrap_interval"));
+  f.interval = interval_from(j.at("interval"));
+  return f;
+}
+}  // namespace
+
+json to_json(const Series& s) {
+  json points = json::array();
+  for (std::size_t i = 0; i < s.x.size(); ++i) points.push_back({s.x[i], s.y[i]});
+  json j{{"id", s.id}, {"title", s.title}, {"x_label", s.x_label}, {"y_label", s.y_label},
+         {"log_log", s.log_log}, {"points", points}, {"verdict", verdict_name(s.verdict)}};
+  j["fit"] = s.fit ? to_json(*s.fit) : json(nullptr);
+  j["exponent"] = s.exponent ? json{{"value", s.exponent->value}, {"source", s.exponent->source}} : json(nullptr);
+  j["band"] = s.band ? interval_json(*s.band) : json(nullptr);
+  if (!s.note.empty()) j["note"] = s.note;
+  return j;
+}
+
+json to_json(const SuiteResult& r) {
+  json checks = json::array();
+  for (const auto& c : r.checks)
+    checks.push_back({{"id", c.id}, {"grade", grade_name(c.grade)}, {"verdict", verdict_name(c.verdict)},
+                      {"statement", c.statement}, {"measured", c.measured}, {"bound", c.bound}});
+  json series = json::array();
+  for (const auto& s : r.series) series.push_back(to_json(s));
+  return {{"schema", kResultSchema},     {"suite", r.suite},       {"title", r.title},
+          {"profile", r.profile},       {"seed", r.seed},         {"build_commit", r.build_commit},
+          {"command", r.command},       {"elapsed_seconds", r.elapsed_seconds},
+          {"verdict", verdict_name(r.overall())},
+          {"checks", checks},           {"series", series},       {"notes", r.notes}};
+}
+
+SuiteResult suite_result_from_json(const json& j) {
+  try {
+    if (j.at("schema") != kResultSchema) throw InputError("result", std::string("expected schema ") + kResultSchema);
+    SuiteResult r;
+    r.suite = j.at("suite").get<std::string>();
+    r.title = j.value("title", r.suite);
+    r.profile = j.at("profile").get<std::string>();
+    r.seed = j.at("seed").get<std::uint64_t>();
+    r.build_commit = j.value("build_commit", "");
+    r.command = j.value("command", "");
+    r.elapsed_seconds = j.value("elapsed_seconds", 0.0);
+    for (const auto& c : j.at("checks")) {
+      Check k;
+      k.id = c.at("id").get<std::string>();
+      k.grade = grade_from_name(c.at("grade").get<std::string>());
+      k.verdict = verdict_from_name(c.at("verdict").get<std::string>());
+      k.statement = c.value("statement", "");
+      k.measured = c.value("measured", json());
+      k.bound = c.value("bound", json());
+      r.checks.push_back(k);
+    }
+    for (const auto& s : j.at("series")) {
+      Series t;
+      t.id = s.at("id").get<std::string>();
+      t.title = s.value("title", t.id);
+      t.x_label = s.value("x_label", "x");
+      t.y_label = s.value("y_label", "y");
+      t.log_log = s.value("log_log", true);
+      for (const auto& p : s.at("points")) {
+        t.x.push_back(p.at(0).get<double>());
+        t.y.push_back(p.at(1).get<double>());
+      }
+      if (!s.at("fit").is_null()) t.fit = fit_from_json(s.at("fit"));
+      if (!s.at("exponent").is_null())
+        t.exponent = ExponentRef{s["exponent"].at("value").get<double>(), s["exponent"].at("source").get<std::string>()};
+      if (!s.at("band").is_null()) t.band = interval_from(s.at("band"));
+      t.verdict = verdict_from_name(s.at("verdict").get<std::string>());
+      t.note = s.value("note", "");
+      r.series.push_back(t);
+    }
+    for (const auto& n : j.value("notes", json::array())) r.notes.push_back(n.get<std::string>());
+    return r;
+  } catch (const json::exception& e) {
+    throw InputError("result", std::string("malformed result JSON: ") + e.what());
+  }
+}
+
+json without_timings(json j) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end();) {
+      if (it.key() == "elapsed_seconds" || it.key() == "timings") it = j.erase(it);
+      else {
+        it.value() = without_timings(it.value());
+        ++it;
+      }
+    }
+  } else if (j.is_array()) {
+    for (auto& v : j) v = without_timings(v);
+  }
+  return j;
+}
+
+}  // namespace infoflow

@@ -1,0 +1,73 @@
+#pragma once
+// The result of one check suite (schema infoflow-verify/result/1, docs/result-format.md).
+#include "numerics/fit/exponent_fit.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace infoflow {
+
+inline constexpr const char* kResultSchema = "infoflow-verify/result/1";
+
+enum class Grade { Certified, Sampled, Fitted, Exact };
+const char* grade_name(Grade g);
+
+struct Check {
+  std::string id;
+  Grade grade = Grade::Exact;
+  Verdict verdict = Verdict::Inconclusive;
+  std::string statement;       // what was checked, in words
+  nlohmann::json measured;     // the computed figure(s)
+  nlohmann::json bound;        // the bound or band it is held against
+};
+
+struct ExponentRef {
+  double value = 0.0;
+  std::string source;  // "stated" (by the paper) or "derived" (in SPEC, for our construction)
+};
+
+struct Series {
+  std::string id;
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  std::vector<double> x;
+  std::vector<double> y;
+  bool log_log = true;
+  std::optional<LineFit> fit;
+  std::optional<ExponentRef> exponent;  // the slope the fit is compared with, if any
+  std::optional<Interval> band;
+  Verdict verdict = Verdict::Inconclusive;
+  std::string note;
+};
+
+struct SuiteResult {
+  std::string suite;
+  std::string title;
+  std::string profile;
+  std::uint64_t seed = 0;
+  std::string build_commit;
+  std::string command;  // the command line that reproduces it
+  double elapsed_seconds = 0.0;
+  std::vector<Check> checks;
+  std::vector<Series> series;
+  std::vector<std::string> notes;
+
+  /// fail if any check or series failed; else inconclusive if any was; else pass.
+  Verdict overall() const;
+};
+
+/// A check built from a fit: the verdict of its interval against the band (SPEC §1).
+Check check_from_fit(const std::string& id, const std::string& statement, const LineFit& fit, const Interval& band);
+
+nlohmann::json to_json(const LineFit& f);
+nlohmann::json to_json(const Series& s);
+nlohmann::json to_json(const SuiteResult& r);
+SuiteResult suite_result_from_json(const nlohmann::json& j);
+/// The result with every timing removed: what "same seed, same report" compares.
+nlohmann::json without_timings(nlohmann::json j);
+
+}  // namespace infoflow

@@ -1,0 +1,50 @@
+#include "theorems/suite.hpp"
+
+#include "numerics/model/weights_json.hpp"
+#include "numerics/util/errors.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#ifndef INFOFLOW_BUILD_COMMIT
+#define INFOFLOW_BUILD_COMMIT "unknown"
+#endif
+
+namespace infoflow {
+
+const char* profile_name(Profile p) {
+  switch (p) {
+    case Profile::Quick: return "quick";
+    case Profile::Full: return "full";
+    default: return "nightly";
+  }
+}
+
+Profile parse_profile(const std::string& s) {
+  if (s == "quick") return Profile::Quick;
+  if (s == "full") return Profile::Full;
+  if (s == "nightly") return Profile::Nightly;
+  throw InputError("--profile", "expected quick, full or nightly, got '" + s + "'");
+}
+
+SweepCheckpoint SuiteContext::checkpoint(const std::string& name, const std::string& version) const {
+  const std::string fp = std::string(profile_name(profile)) + "/seed=" + std::to_string(seed) + "/" + version;
+  return SweepCheckpoint((std::filesystem::path(out_dir) / (name + ".checkpoint.jsonl")).string(), fp);
+}
+
+SuiteResult run_suite(const SuiteInfo& suite, const SuiteContext& ctx) {
+  std::filesystem::create_directories(ctx.out_dir);
+  const auto t0 = std::chrono::steady_clock::now();
+  SuiteResult r = suite.run(ctx);
+  r.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.suite = suite.id;
+  if (r.title.empty()) r.title = suite.title;
+  r.profile = profile_name(ctx.profile);
+  r.seed = ctx.seed;
+  r.build_commit = INFOFLOW_BUILD_COMMIT;
+  r.command = ctx.command;
+  write_json_file((std::filesystem::path(ctx.out_dir) / "result.json").string(), to_json(r));
+  return r;
+}
+
+}  // namespace infoflow

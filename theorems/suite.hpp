@@ -1,0 +1,44 @@
+#pragma once
+// What a check suite is: an id, a title, and a function from a context (profile, seed, threads,
+// output folder) to a SuiteResult. theorems/README.md gives the recipe for adding one.
+#include "numerics/sweep/sweep_runner.hpp"
+#include "reports/result.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace infoflow {
+
+enum class Profile { Quick, Full, Nightly };
+const char* profile_name(Profile p);
+/// Throws InputError("--profile", ...) for anything but quick|full|nightly.
+Profile parse_profile(const std::string& s);
+
+struct SuiteContext {
+  Profile profile = Profile::Quick;
+  std::uint64_t seed = 20260529;
+  int threads = 1;
+  std::string out_dir;  // the suite's own folder: checkpoints, exported weights, result.json
+  std::string command;  // the command line that reproduces this run
+  ProgressFn progress;
+  /// A checkpoint in out_dir whose fingerprint ties it to this seed and profile.
+  SweepCheckpoint checkpoint(const std::string& name, const std::string& version) const;
+};
+
+struct SuiteInfo {
+  std::string id;          // e.g. "thm1-depth-separation"
+  std::string alias;       // CLI subcommand, e.g. "thm1"
+  std::string title;
+  std::function<SuiteResult(const SuiteContext&)> run;
+};
+
+/// Every registered suite, in the order `infoflow-verify all` runs them.
+const std::vector<SuiteInfo>& all_suites();
+const SuiteInfo* find_suite(const std::string& id_or_alias);
+
+/// Runs a suite: times it, stamps profile/seed/commit/command, writes out_dir/result.json.
+SuiteResult run_suite(const SuiteInfo& suite, const SuiteContext& ctx);
+
+}  // namespace infoflow

@@ -1,0 +1,304 @@
+// The command-line interface (CLI11). Every user error becomes an InputError naming the argument and
+// what was expected, printed on one line, with exit code 2.
+#include "verify/cli.hpp"
+
+#include "numerics/fit/exponent_fit.hpp"
+#include "numerics/model/forward.hpp"
+#include "numerics/model/weights_json.hpp"
+#include "numerics/util/errors.hpp"
+#include "reports/report_writer.hpp"
+#include "theorems/suite.hpp"
+#include "verify/progress.hpp"
+
+#include <CLI/CLI.hpp>
+#include <omp.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace infoflow {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kExitCheckFailed = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitInternal = 3;
+
+struct GlobalOptions {
+  std::uint64_t seed = 20260529;
+  std::string profile = "quick";
+  int threads = 0;
+  std::string out = "infoflow-out";
+};
+
+struct PrecisionSpec {
+  enum class Kind { Double, Mpfr, Arb } kind = Kind::Double;
+  long bits = 53;
+};
+
+PrecisionSpec parse_precision(const std::string& s) {
+  const std::string expected = "expected double, mpfr:BITS or arb:BITS with 16 <= BITS <= 100000, got '" + s + "'";
+  if (s == "double") return {};
+  const auto colon = s.find(':');
+  if (colon == std::string::npos) throw InputError("--precision", expected);
+  const std::string kind = s.substr(0, colon), bits = s.substr(colon + 1);
+  PrecisionSpec p;
+  if (kind == "mpfr") p.kind = PrecisionSpec::Kind::Mpfr;
+  else if (kind == "arb") p.kind = PrecisionSpec::Kind::Arb;
+  else throw InputError("--precision", expected);
+  try {
+    std::size_t used = 0;
+    p.bits = std::stol(bits, &used);
+    if (used != bits.size()) throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    throw InputError("--precision", expected);
+  }
+  if (p.bits < 16 || p.bits > 100000) throw InputError("--precision", expected);
+  return p;
+}
+
+int resolve_threads(int requested) {
+  if (requested < 0) throw InputError("--threads", "expected a thread count >= 1 (or 0 for all cores)");
+  return requested == 0 ? omp_get_num_procs() : requested;
+}
+
+SuiteContext make_context(const GlobalOptions& g, const SuiteInfo& suite, const std::string& out_dir) {
+  SuiteContext ctx;
+  ctx.profile = parse_profile(g.profile);
+  ctx.seed = g.seed;
+  ctx.threads = resolve_threads(g.threads);
+  ctx.out_dir = out_dir;
+  // The reproduction command leaves out --out and --threads: neither changes a result.
+  ctx.command = "infoflow-verify " + suite.alias + " --profile " + g.profile + " --seed " + std::to_string(g.seed);
+  auto printer = std::make_shared<ProgressPrinter>(suite.id);
+  ctx.progress = [printer](const SweepProgress& p) { (*printer)(p); };
+  return ctx;
+}
+
+int exit_code_for(const std::vector<SuiteResult>& results) {
+  for (const auto& r : results)
+    if (r.overall() == Verdict::Fail) return kExitCheckFailed;
+  return 0;
+}
+
+// ---- eval ----
+template <class S>
+json eval_outputs(const ModelT<mpfr::mpreal>& hp, const std::vector<std::vector<std::vector<mpfr::mpreal>>>& inputs,
+                  Precision p) {
+  const auto m = convert_model<S>(hp, p);
+  const ParamLayout layout(m.arch);
+  json out = json::array();
+  for (const auto& seq : inputs) {
+    Sequence<S> X;
+    for (const auto& tok : seq) {
+      Vec<S> x;
+      for (const auto& v : tok) x.push_back(ScalarTraits<S>::from_mpreal(v, p));
+      X.push_back(x);
+    }
+    const S y = forward(m, layout, X).y;
+    if constexpr (std::is_same_v<S, double>) {
+      if (!std::isfinite(y)) throw NumericError("the output is not finite (NaN or overflow)");
+      out.push_back(y);
+    } else if constexpr (std::is_same_v<S, mpfr::mpreal>) {
+      if (!mpfr::isfinite(y)) throw NumericError("the output is not finite (NaN or overflow)");
+      out.push_back(y.toString(static_cast<int>(p.bits * 0.30103) + 2));
+    } else {
+      if (!y.is_finite()) throw NumericError("the output ball is not finite (NaN or overflow)");
+      mpfr::mpreal mid(0, p.bits);
+      arf_get_mpfr(mid.mpfr_ptr(), arb_midref(y.raw()), MPFR_RNDN);
+      std::ostringstream rad;
+      rad.precision(17);
+      rad << y.rad();
+      out.push_back({{"mid", mid.toString(static_cast<int>(p.bits * 0.30103) + 2)}, {"rad", rad.str()},
+                     {"ball", y.to_string(static_cast<long>(p.bits * 0.30103))}});
+    }
+  }
+  return out;
+}
+
+int cmd_eval(const std::string& weights, const std::string& inputs_path, const std::string& precision) {
+  const PrecisionSpec ps = parse_precision(precision);
+  // Weights and inputs are read at generous precision; conversion then rounds them to the target type.
+  const long read_bits = std::max<long>(ps.bits, 256) * 2;
+  const auto model = weights_from_json(read_json_file(weights, "--weights"), read_bits);
+  const auto inputs = inputs_from_json(read_json_file(inputs_path, "--inputs"), model.arch.d, read_bits);
+  json out{{"precision", precision}};
+  switch (ps.kind) {
+    case PrecisionSpec::Kind::Double: out["outputs"] = eval_outputs<double>(model, inputs, Precision{53}); break;
+    case PrecisionSpec::Kind::Mpfr: out["outputs"] = eval_outputs<mpfr::mpreal>(model, inputs, Precision{ps.bits}); break;
+    case PrecisionSpec::Kind::Arb: out["outputs"] = eval_outputs<ArbBall>(model, inputs, Precision{ps.bits}); break;
+  }
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+// ---- fit ----
+Interval parse_band(const std::string& s) {
+  const auto comma = s.find(',');
+  const std::string expected = "expected LO,HI with LO < HI, got '" + s + "'";
+  if (comma == std::string::npos) throw InputError("--band", expected);
+  try {
+    std::size_t a = 0, b = 0;
+    const std::string los = s.substr(0, comma), his = s.substr(comma + 1);
+    const double lo = std::stod(los, &a), hi = std::stod(his, &b);
+    if (a != los.size() || b != his.size() || !(lo < hi)) throw std::invalid_argument("band");
+    return Interval{lo, hi};
+  } catch (const std::exception&) {
+    throw InputError("--band", expected);
+  }
+}
+
+int cmd_fit(const std::string& csv, const std::string& band, std::uint64_t seed) {
+  std::ifstream in(csv);
+  if (!in) throw InputError("--csv", "cannot open file '" + csv + "'");
+  std::string line;
+  if (!std::getline(in, line)) throw InputError("--csv", "'" + csv + "' is empty; expected a header with columns x,y");
+  auto split = [](const std::string& l) {
+    std::vector<std::string> cells;
+    std::stringstream ss(l);
+    std::string c;
+    while (std::getline(ss, c, ',')) {
+      while (!c.empty() && (c.back() == '\r' || c.back() == ' ')) c.pop_back();
+      while (!c.empty() && c.front() == ' ') c.erase(c.begin());
+      cells.push_back(c);
+    }
+    return cells;
+  };
+  const auto header = split(line);
+  int xi = -1, yi = -1;
+  for (int i = 0; i < static_cast<int>(header.size()); ++i) {
+    if (header[i] == "x") xi = i;
+    if (header[i] == "y") yi = i;
+  }
+  if (xi < 0 || yi < 0) throw InputError("--csv", "expected a header naming columns x and y, got '" + line + "'");
+  std::vector<double> x, y;
+  int lineno = 1;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line == "\r") continue;
+    const auto cells = split(line);
+    try {
+      if (static_cast<int>(cells.size()) <= std::max(xi, yi)) throw std::invalid_argument("short");
+      std::size_t a = 0, b = 0;
+      const double xv = std::stod(cells[xi], &a), yv = std::stod(cells[yi], &b);
+      if (a != cells[xi].size() || b != cells[yi].size()) throw std::invalid_argument("junk");
+      x.push_back(xv);
+      y.push_back(yv);
+    } catch (const std::exception&) {
+      throw InputError("--csv", "line " + std::to_string(lineno) + ": expected numbers in columns x and y, got '" + line + "'");
+    }
+  }
+  LineFit f;
+  try {
+    f = fit_loglog(x, y, FitOptions{seed});
+  } catch (const InputError& e) {
+    throw InputError("--csv", e.what());
+  }
+  json out{{"model", "log y = intercept + slope * log x"}, {"seed", seed}};
+  out["fit"] = to_json(f);
+  if (!band.empty()) {
+    const Interval b = parse_band(band);
+    out["band"] = {b.lo, b.hi};
+    out["verdict"] = verdict_name(judge_interval(f.interval, b));
+  }
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+// ---- suites, all, report ----
+int cmd_suite(const GlobalOptions& g, const SuiteInfo& suite) {
+  const SuiteContext ctx = make_context(g, suite, g.out);
+  const SuiteResult r = run_suite(suite, ctx);
+  std::cout << summary_table({r});
+  std::cout << "result: " << (std::filesystem::path(g.out) / "result.json").string() << "\n";
+  return exit_code_for({r});
+}
+
+int cmd_all(const GlobalOptions& g) {
+  std::vector<SuiteResult> results;
+  for (const auto& suite : all_suites()) {
+    std::fprintf(stderr, "[all] running %s (%s profile)\n", suite.id.c_str(), g.profile.c_str());
+    results.push_back(run_suite(suite, make_context(g, suite, (std::filesystem::path(g.out) / suite.id).string())));
+  }
+  const ReportFiles files = write_report(results, g.out);
+  for (const auto& w : files.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::cout << summary_table(results);
+  std::cout << "report: " << files.html << "\n        " << files.markdown << "\n";
+  return exit_code_for(results);
+}
+
+int cmd_report(const std::string& results_dir, const std::string& out) {
+  const auto results = collect_results(results_dir);
+  const ReportFiles files = write_report(results, out);
+  for (const auto& w : files.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::cout << summary_table(results) << "report: " << files.html << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv, const char* single_suite) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (single_suite) args.insert(args.begin(), single_suite);
+
+  CLI::App app{"infoflow-verify: checks the approximation theorems of the InfoFlow paper by construction and measurement"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  GlobalOptions g;
+  app.add_option("--seed", g.seed, "seed of every random choice (default 20260529)");
+  app.add_option("--profile", g.profile, "quick | full | nightly");
+  app.add_option("--threads", g.threads, "worker threads (0 = all cores)");
+  app.add_option("--out", g.out, "output folder");
+
+  auto* all = app.add_subcommand("all", "run every suite and write the report (index.html, report.md, results.json, junit.xml)");
+  std::string weights, inputs, precision = "double";
+  auto* eval = app.add_subcommand("eval", "evaluate a model from a weights file on inputs");
+  eval->add_option("--weights", weights, "weights JSON (docs/weights-format.md)")->required();
+  eval->add_option("--inputs", inputs, "inputs JSON: {\"inputs\": [sequence, ...]}")->required();
+  eval->add_option("--precision", precision, "double | mpfr:BITS | arb:BITS");
+  std::string csv, band;
+  auto* fit = app.add_subcommand("fit", "fit log y against log x from a CSV with columns x,y");
+  fit->add_option("--csv", csv, "CSV file with a header naming columns x and y")->required();
+  fit->add_option("--band", band, "pass band LO,HI for the slope");
+  std::string results_dir;
+  auto* report = app.add_subcommand("report", "turn a folder of result.json files into a report");
+  report->add_option("--results", results_dir, "folder searched for result.json (default: --out)");
+  std::vector<std::pair<CLI::App*, const SuiteInfo*>> suite_cmds;
+  for (const auto& s : all_suites()) suite_cmds.emplace_back(app.add_subcommand(s.alias, "run suite " + s.id + ": " + s.title), &s);
+
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+    (void)parse_profile(g.profile);
+    (void)resolve_threads(g.threads);
+    if (all->parsed()) return cmd_all(g);
+    if (eval->parsed()) return cmd_eval(weights, inputs, precision);
+    if (fit->parsed()) return cmd_fit(csv, band, g.seed);
+    if (report->parsed()) return cmd_report(results_dir.empty() ? g.out : results_dir, g.out);
+    for (const auto& [cmd, suite] : suite_cmds)
+      if (cmd->parsed()) return cmd_suite(g, *suite);
+    return kExitBadInput;
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "error: " << e.what() << "\n" << "run with --help for usage\n";
+    return kExitBadInput;
+  } catch (const InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace infoflow
