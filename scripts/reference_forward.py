@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""Independent forward pass that follows docs/weights-format.md only (numpy, float64).
+
+usage: reference_forward.py WEIGHTS.json INPUTS.json   -> prints {"outputs": [...]} as JSON
+"""
+import json, sys
+import numpy as np
+
+def arr(v):  # numbers are doubles; strings are decimals (read here at double precision)
+    return np.array(v, dtype=object).astype(float) if not isinstance(v, (int, float)) else float(v)
+
+def apply_map(m, x):
+    if m["kind"] == "affine":
+        return arr(m["W"]) @ x + arr(m["b"])
+    h = np.maximum(arr(m["W1"]) @ x + arr(m["b1"]), 0.0)
+    return arr(m["W2"]) @ h + arr(m["b2"])
+
+def attend(layer, q, U):
+    parts = []
+    for h in layer["heads"]:
+        logits = float(h["beta"]) * (U @ arr(h["K"]).T) @ (arr(h["Q"]) @ q)
+        w = np.exp(logits - logits.max())
+        parts.append((w / w.sum()) @ (U @ arr(h["V"]).T))
+    return q + arr(layer["W_O"]) @ np.concatenate(parts)
+
+def forward(W, X):
+    X = np.array(X, dtype=object).astype(float)
+    U = np.array([apply_map(W["encoder"], x) for x in X])
+    if W.get("positions", 0) > 0:
+        U = U + arr(W["positional"])[: len(X)]
+    c = arr(W["cls0"])
+    for l, layer in enumerate(W["layers"]):
+        last = l == len(W["layers"]) - 1
+        new_c = attend(layer, c, U)
+        if not last:
+            U = np.array([attend(layer, u, U) for u in U])
+            if layer.get("ffn"):
+                U = np.array([u + apply_map(layer["ffn"], u) for u in U])
+                new_c = new_c + apply_map(layer["ffn"], new_c)
+        c = new_c
+    return float(apply_map(W["readout"], c)[0])
+
+if __name__ == "__main__":
+    W = json.load(open(sys.argv[1]))
+    I = json.load(open(sys.argv[2]))
+    seqs = I["inputs"] if isinstance(I, dict) else I
+    print(json.dumps({"outputs": [forward(W, s) for s in seqs]}))

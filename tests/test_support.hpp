@@ -1,0 +1,31 @@
+#pragma once
+// Seed and effort for randomized tests: INFOFLOW_SEED replays a case, INFOFLOW_TEST_MULTIPLIER
+// scales the number of random cases (CI uses 1; a nightly run more).
+#include "numerics/util/rng.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace infoflow::test {
+
+inline std::uint64_t seed() {
+  static const std::uint64_t s = [] {
+    const char* env = std::getenv("INFOFLOW_SEED");
+    const std::uint64_t v = env ? std::strtoull(env, nullptr, 10) : 20260529ull;
+    std::fprintf(stderr, "randomized tests: INFOFLOW_SEED=%llu\n", static_cast<unsigned long long>(v));
+    return v;
+  }();
+  return s;
+}
+
+inline int multiplier() {
+  const char* env = std::getenv("INFOFLOW_TEST_MULTIPLIER");
+  const int m = env ? std::atoi(env) : 1;
+  return m > 0 ? m : 1;
+}
+
+/// A generator for one test case, derived from the global seed and the case's name.
+inline SplitMix64 rng_for(const std::string& name) { return SplitMix64(derive_seed(seed(), name)); }
+
+}  // namespace infoflow::test
