@@ -88,7 +88,9 @@ json to_json(const Series& s) {
   json points = json::array();
   for (std::size_t i = 0; i < s.x.size(); ++i) points.push_back({s.x[i], s.y[i]});
   json j{{"id", s.id}, {"title", s.title}, {"x_label", s.x_label}, {"y_label", s.y_label},
-         {"log_log", s.log_log}, {"points", points}, {"verdict", verdict_name(s.verdict)}};
+         {"log_log", s.log_log}, {"points", points}};
+  // A series without a band is descriptive: it has no verdict.
+  j["verdict"] = s.band ? json(verdict_name(s.verdict)) : json(nullptr);
   j["fit"] = s.fit ? to_json(*s.fit) : json(nullptr);
   j["exponent"] = s.exponent ? json{{"value", s.exponent->value}, {"source", s.exponent->source}} : json(nullptr);
   j["band"] = s.band ? interval_json(*s.band) : json(nullptr);
@@ -146,7 +148,7 @@ SuiteResult suite_result_from_json(const json& j) {
       if (!s.at("exponent").is_null())
         t.exponent = ExponentRef{s["exponent"].at("value").get<double>(), s["exponent"].at("source").get<std::string>()};
       if (!s.at("band").is_null()) t.band = interval_from(s.at("band"));
-      t.verdict = verdict_from_name(s.at("verdict").get<std::string>());
+      if (!s.at("verdict").is_null()) t.verdict = verdict_from_name(s.at("verdict").get<std::string>());
       t.note = s.value("note", "");
       r.series.push_back(t);
     }

@@ -42,6 +42,16 @@ struct Series {
   std::optional<Interval> band;
   Verdict verdict = Verdict::Inconclusive;
   std::string note;
+
+  static Series make(std::string id, std::string title, std::string x_label, std::string y_label, bool log_log = true) {
+    Series s;
+    s.id = std::move(id);
+    s.title = std::move(title);
+    s.x_label = std::move(x_label);
+    s.y_label = std::move(y_label);
+    s.log_log = log_log;
+    return s;
+  }
 };
 
 struct SuiteResult {

@@ -56,8 +56,8 @@ expect "fit exact" 0 '"verdict": "pass"' -- "$cli" fit --csv "$work/exact.csv" -
 expect "fit noisy" 0 '"verdict": "inconclusive"' -- "$cli" fit --csv "$work/noisy.csv" --band 1.45,1.55
 
 # Determinism: the same seed gives byte-identical result JSON, timings aside.
-"$cli" all --seed 11 --out "$work/a" >/dev/null 2>&1; rc_a=$?
-"$cli" all --seed 11 --out "$work/b" --threads 1 >/dev/null 2>&1; rc_b=$?
+"$cli" all --only lemmas --seed 11 --out "$work/a" >/dev/null 2>&1; rc_a=$?
+"$cli" all --only lemmas --seed 11 --out "$work/b" --threads 1 >/dev/null 2>&1; rc_b=$?
 if [[ $rc_a -ne 0 || $rc_b -ne 0 ]]; then echo "FAIL all: exit $rc_a / $rc_b"; fails=$((fails+1)); else passes=$((passes+1)); fi
 if $py - "$work/a/results.json" "$work/b/results.json" <<'PY'
 import json, sys
@@ -72,8 +72,46 @@ then passes=$((passes+1)); else echo "FAIL determinism: results differ for the s
 for f in index.html report.md results.json junit.xml; do
   if [[ -s "$work/a/$f" ]]; then passes=$((passes+1)); else echo "FAIL report: $f missing"; fails=$((fails+1)); fi
 done
+expect "unknown suite" 2 "--only: unknown suite 'nope'" -- "$cli" all --only nope --out "$work/x"
 expect "report from results" 0 "report:" -- "$cli" report --results "$work/a" --out "$work/r"
 expect "report from missing folder" 2 "--results" -- "$cli" report --results "$work/none" --out "$work/r"
+
+# Theorem 1: bad arguments exit 2 naming the argument.
+expect "thm1 eps 0" 2 "--eps: expected comma-separated numbers strictly between 0 and 1" -- "$cli" thm1 --eps 0 --out "$work/x"
+expect "thm1 eps 1" 2 "--eps" -- "$cli" thm1 --eps 0.1,1 --out "$work/x"
+expect "thm1 d 0" 2 "--d: expected comma-separated integers >= 1" -- "$cli" thm1 --d 0 --out "$work/x"
+expect "thm1 T 0" 2 "--T: expected" -- "$cli" thm1 --T 0 --out "$work/x"
+expect "thm1 p 0" 2 "--p: expected" -- "$cli" thm1 --p 0 --out "$work/x"
+expect "thm1 fit-T junk" 2 "--fit-T: expected" -- "$cli" thm1 --fit-T 2,x --out "$work/x"
+
+# Theorem 1 is resumable: kill it mid-sweep, rerun, and the result equals an uninterrupted run.
+small=(thm1 --seed 5 --T 2,4 --eps 0.1,0.01,0.001 --fit-T 2,3 --p 2,4 --n 1)
+"$cli" "${small[@]}" --out "$work/fresh" >/dev/null 2>&1
+"$cli" "${small[@]}" --out "$work/killed" --threads 1 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do
+  [[ -s "$work/killed/single-layer-fits.checkpoint.jsonl" ]] && break
+  sleep 0.1
+done
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+before=$(cat "$work/killed"/*.checkpoint.jsonl 2>/dev/null | wc -l)
+out=$("$cli" "${small[@]}" --out "$work/killed" 2>&1); rc=$?
+after=$(cat "$work/killed"/*.checkpoint.jsonl | wc -l)
+if [[ $rc -ne 1 && $rc -ne 0 ]] || [[ $after -lt $before ]] || ! grep -q "resuming" <<<"$out"; then
+  echo "FAIL resume: rc $rc, checkpoint lines $before -> $after, output: $out"; fails=$((fails+1))
+else passes=$((passes+1)); fi
+if $py - "$work/fresh/result.json" "$work/killed/result.json" <<'PY'
+import json, sys
+def strip(j):
+    if isinstance(j, dict): return {k: strip(v) for k, v in j.items() if k not in ("elapsed_seconds", "timings")}
+    if isinstance(j, list): return [strip(v) for v in j]
+    return j
+a, b = (json.dumps(strip(json.load(open(p))), sort_keys=True) for p in sys.argv[1:3])
+sys.exit(0 if a == b else 1)
+PY
+then passes=$((passes+1)); else echo "FAIL resume determinism: resumed result differs from a fresh run"; fails=$((fails+1)); fi
+if $py -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if all(c['verdict']=='pass' for c in d['checks'] if c['id'].startswith('construction.')) else 1)" "$work/fresh/result.json"; then
+  passes=$((passes+1)); else echo "FAIL thm1 construction checks did not all pass"; fails=$((fails+1)); fi
 
 echo "cli: $passes passed, $fails failed"
 [[ $fails -eq 0 ]]

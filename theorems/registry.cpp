@@ -4,10 +4,12 @@
 namespace infoflow {
 
 SuiteInfo lemmas_suite();
+SuiteInfo depth_separation_suite();
 
 const std::vector<SuiteInfo>& all_suites() {
   static const std::vector<SuiteInfo> suites = {
       lemmas_suite(),
+      depth_separation_suite(),
   };
   return suites;
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@ const char* profile_name(Profile p);
 /// Throws InputError("--profile", ...) for anything but quick|full|nightly.
 Profile parse_profile(const std::string& s);
 
+/// A suite-specific command-line option (e.g. --eps); its value reaches the suite as text, and the
+/// suite parses it with the helpers in suite_options.hpp, which name the option in every error.
+struct SuiteOption {
+  std::string name;  // with dashes, e.g. "--eps"
+  std::string help;
+};
+
 struct SuiteContext {
   Profile profile = Profile::Quick;
   std::uint64_t seed = 20260529;
@@ -23,6 +31,7 @@ struct SuiteContext {
   std::string out_dir;  // the suite's own folder: checkpoints, exported weights, result.json
   std::string command;  // the command line that reproduces this run
   ProgressFn progress;
+  std::map<std::string, std::string> options;  // suite options given on the command line, by name
   /// A checkpoint in out_dir whose fingerprint ties it to this seed and profile.
   SweepCheckpoint checkpoint(const std::string& name, const std::string& version) const;
 };
@@ -32,6 +41,9 @@ struct SuiteInfo {
   std::string alias;       // CLI subcommand, e.g. "thm1"
   std::string title;
   std::function<SuiteResult(const SuiteContext&)> run;
+  std::vector<SuiteOption> options = {};
+  /// Checks the options before anything runs (bad input exits 2 before any work); may be empty.
+  std::function<void(const SuiteContext&)> validate = {};
 };
 
 /// Every registered suite, in the order `infoflow-verify all` runs them.

@@ -211,17 +211,40 @@ int cmd_fit(const std::string& csv, const std::string& band, std::uint64_t seed)
 }
 
 // ---- suites, all, report ----
-int cmd_suite(const GlobalOptions& g, const SuiteInfo& suite) {
-  const SuiteContext ctx = make_context(g, suite, g.out);
+int cmd_suite(const GlobalOptions& g, const SuiteInfo& suite, const std::map<std::string, std::string>& options) {
+  SuiteContext ctx = make_context(g, suite, g.out);
+  for (const auto& [name, value] : options)
+    if (!value.empty()) {
+      ctx.options[name] = value;
+      ctx.command += " " + name + " " + value;
+    }
+  if (suite.validate) suite.validate(ctx);
   const SuiteResult r = run_suite(suite, ctx);
   std::cout << summary_table({r});
   std::cout << "result: " << (std::filesystem::path(g.out) / "result.json").string() << "\n";
   return exit_code_for({r});
 }
 
-int cmd_all(const GlobalOptions& g) {
+int cmd_all(const GlobalOptions& g, const std::string& only) {
+  std::vector<const SuiteInfo*> selected;
+  if (only.empty()) {
+    for (const auto& s : all_suites()) selected.push_back(&s);
+  } else {
+    std::stringstream ss(only);
+    std::string id;
+    while (std::getline(ss, id, ',')) {
+      const SuiteInfo* s = find_suite(id);
+      if (!s) {
+        std::string known;
+        for (const auto& k : all_suites()) known += (known.empty() ? "" : ", ") + k.id;
+        throw InputError("--only", "unknown suite '" + id + "' (known: " + known + ")");
+      }
+      selected.push_back(s);
+    }
+  }
   std::vector<SuiteResult> results;
-  for (const auto& suite : all_suites()) {
+  for (const SuiteInfo* sp : selected) {
+    const SuiteInfo& suite = *sp;
     std::fprintf(stderr, "[all] running %s (%s profile)\n", suite.id.c_str(), g.profile.c_str());
     results.push_back(run_suite(suite, make_context(g, suite, (std::filesystem::path(g.out) / suite.id).string())));
   }
@@ -256,6 +279,8 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   app.add_option("--out", g.out, "output folder");
 
   auto* all = app.add_subcommand("all", "run every suite and write the report (index.html, report.md, results.json, junit.xml)");
+  std::string only;
+  all->add_option("--only", only, "comma-separated suite ids or aliases to run (default: all)");
   std::string weights, inputs, precision = "double";
   auto* eval = app.add_subcommand("eval", "evaluate a model from a weights file on inputs");
   eval->add_option("--weights", weights, "weights JSON (docs/weights-format.md)")->required();
@@ -269,19 +294,24 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   auto* report = app.add_subcommand("report", "turn a folder of result.json files into a report");
   report->add_option("--results", results_dir, "folder searched for result.json (default: --out)");
   std::vector<std::pair<CLI::App*, const SuiteInfo*>> suite_cmds;
-  for (const auto& s : all_suites()) suite_cmds.emplace_back(app.add_subcommand(s.alias, "run suite " + s.id + ": " + s.title), &s);
+  std::map<std::string, std::map<std::string, std::string>> suite_options;
+  for (const auto& s : all_suites()) {
+    CLI::App* cmd = app.add_subcommand(s.alias, "run suite " + s.id + ": " + s.title);
+    for (const auto& o : s.options) cmd->add_option(o.name, suite_options[s.id][o.name], o.help);
+    suite_cmds.emplace_back(cmd, &s);
+  }
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);
     (void)parse_profile(g.profile);
     (void)resolve_threads(g.threads);
-    if (all->parsed()) return cmd_all(g);
+    if (all->parsed()) return cmd_all(g, only);
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, g.seed);
     if (report->parsed()) return cmd_report(results_dir.empty() ? g.out : results_dir, g.out);
     for (const auto& [cmd, suite] : suite_cmds)
-      if (cmd->parsed()) return cmd_suite(g, *suite);
+      if (cmd->parsed()) return cmd_suite(g, *suite, suite_options[suite->id]);
     return kExitBadInput;
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();

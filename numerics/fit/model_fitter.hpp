@@ -1,0 +1,50 @@
+#pragma once
+// Fits single-layer models (SPEC §1) by Levenberg–Marquardt (Ceres) with analytic Jacobians.
+// Several restarts run in parallel under OpenMP, each with one Ceres thread; the restart with the
+// lowest validation RMSE is kept (ties: the lower restart index, so the result is deterministic).
+#include "numerics/model/model.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace infoflow {
+
+struct Dataset {
+  std::vector<std::vector<std::vector<double>>> X;  // sequences of tokens
+  std::vector<double> y;                             // targets
+  void add(std::vector<std::vector<double>> x, double target) {
+    X.push_back(std::move(x));
+    y.push_back(target);
+  }
+};
+
+struct ModelFitOptions {
+  int restarts = 4;
+  int max_iterations = 100;
+  double init_scale = 0.5;  // initial weights uniform in ±init_scale/√fan_in-ish (see fitter)
+  std::uint64_t seed = 1;
+  int threads = 1;
+  double temperature = 1.0;  // fixed: redundant with the scale of Q in a fit
+};
+
+struct ErrorStats {
+  double rmse = 0.0;
+  double max_abs = 0.0;
+};
+
+struct ModelFitResult {
+  Model model;
+  ErrorStats train;
+  ErrorStats valid;
+  int best_restart = -1;
+  std::vector<double> restart_valid_rmse;  // NaN for a restart whose fit diverged
+  int iterations = 0;
+};
+
+ErrorStats model_errors(const Model& m, const Dataset& data);
+
+ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, const Dataset& valid,
+                                const ModelFitOptions& options);
+
+}  // namespace infoflow

@@ -1,0 +1,37 @@
+#include "theorems/depth_separation/depth_separation_config.hpp"
+
+#include "theorems/suite_options.hpp"
+
+namespace infoflow {
+
+std::vector<SuiteOption> depth_separation_options() {
+  return {{"--d", "token dimension d >= 1 (default 2)"},
+          {"--T", "sequence lengths of the construction sweep, e.g. 2,4,8 (each >= 1)"},
+          {"--eps", "target errors of the construction sweep, each in (0, 1)"},
+          {"--fit-T", "sequence lengths of the single-layer fits (each >= 1)"},
+          {"--p", "FFN widths of the single-layer fits (each >= 1)"},
+          {"--n", "per-head dimensions of the single-layer fits (each >= 1)"}};
+}
+
+DepthSeparationConfig depth_separation_config(const SuiteContext& ctx) {
+  DepthSeparationConfig c;
+  const bool quick = ctx.profile == Profile::Quick;
+  c.d = int_list_option(ctx, "--d", 1, {2}).front();
+  c.construction_T = int_list_option(ctx, "--T", 1, quick ? std::vector<int>{2, 4, 8, 16, 64} : std::vector<int>{2, 4, 8, 16, 64, 256});
+  c.eps = double_list_option(ctx, "--eps", 0.0, 1.0, quick ? log_spaced(1e-1, 1e-3, 5) : log_spaced(1e-1, 1e-5, 9));
+  c.fit_T = int_list_option(ctx, "--fit-T", 1, {2, 3, 4, 6, 8});
+  c.widths = int_list_option(ctx, "--p", 1, quick ? std::vector<int>{2, 4, 8, 16, 32} : std::vector<int>{2, 4, 8, 16, 32, 64});
+  c.head_dims = int_list_option(ctx, "--n", 1, {1, 2});
+  if (!quick) {
+    c.samples_per_family = ctx.profile == Profile::Full ? 30 : 60;
+    c.train_samples = 2000;
+    c.valid_samples = 1000;
+    c.restarts = 6;
+    c.max_iterations = 300;
+    c.witness_candidates = 3000;
+    c.witness_refine = 8;
+  }
+  return c;
+}
+
+}  // namespace infoflow

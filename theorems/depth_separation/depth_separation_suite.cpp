@@ -1,0 +1,30 @@
+// Suite "thm1-depth-separation" (SPEC §3, issue 3): the two-layer construction certified and swept over
+// ε and T, then single-layer fits and witnesses as evidence for the single-layer lower bound.
+#include "theorems/depth_separation/construction_sweep.hpp"
+#include "theorems/depth_separation/single_layer_evidence.hpp"
+
+namespace infoflow {
+
+SuiteInfo depth_separation_suite() {
+  SuiteInfo s;
+  s.id = "thm1-depth-separation";
+  s.alias = "thm1";
+  s.title = "Theorem 1: depth separation for min_{s,t} x(s).x(t)";
+  s.options = depth_separation_options();
+  s.validate = [](const SuiteContext& ctx) { (void)depth_separation_config(ctx); };
+  s.run = [](const SuiteContext& ctx) {
+    const DepthSeparationConfig cfg = depth_separation_config(ctx);
+    SuiteResult r;
+    const ConstructionSweepSummary two = run_construction_sweep(cfg, ctx, r);
+    run_single_layer_evidence(cfg, ctx, two, r);
+    r.notes.push_back("Stated (paper): single layer Omega(eps^-k(T)) with k(T) linear in T; two layers O(eps^-1). "
+                      "Derived (SPEC §3): the construction's M_ffn ~ eps^-1/2 at every T.");
+    r.notes.push_back("Certified: the construction's sup error over the whole domain (arb, from the actual weights). "
+                      "Sampled: MPFR errors on the families. Fitted: single-layer errors are validation maxima in "
+                      "double on uniform, near-tie and face/corner inputs; they do not prove a lower bound.");
+    return r;
+  };
+  return s;
+}
+
+}  // namespace infoflow

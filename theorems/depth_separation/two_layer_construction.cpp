@@ -1,0 +1,86 @@
+#include "theorems/depth_separation/two_layer_construction.hpp"
+
+#include "numerics/lemmas/gibbs.hpp"
+#include "numerics/lemmas/relu_square.hpp"
+#include "numerics/util/errors.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace infoflow {
+
+Architecture two_layer_min_dot_architecture(int d, int ffn_width) {
+  const MinDotSlots s{d};
+  Architecture a;
+  a.d = d;
+  a.E = s.E();
+  a.positions = 0;
+  a.encoder = MapShape{MapKind::Affine, d, s.E(), 0};
+  a.layers = {LayerShape{{HeadShape{d, d}}, ffn_width}, LayerShape{{HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Affine, s.E(), 1, 0};
+  return a;
+}
+
+TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps) : d_(d), T_(T), eps_(eps) {
+  if (d < 1) throw InputError("--d", "expected a token dimension d >= 1, got " + std::to_string(d));
+  if (T < 1) throw InputError("--T", "expected a sequence length T >= 1, got " + std::to_string(T));
+  if (!(eps > 0.0 && eps < 1.0)) throw InputError("--eps", "expected 0 < eps < 1, got " + std::to_string(eps));
+
+  const double h = std::sqrt(8.0 * eps / (3.0 * d));
+  m_ = static_cast<int>(std::ceil(2.0 / h));
+  // β = 3 S(T,1)/ε, taken from the upper end of the arb enclosure and nudged up, so S(T, β) ≤ ε/3.
+  const double s1 = gibbs_excess_sup(T, ArbBall(1.0, 128)).upper();
+  beta_ = T == 1 ? 1.0 : std::nextafter(3.0 * s1 / eps * (1.0 + 1e-12), INFINITY);
+
+  const MinDotSlots s{d};
+  const int E = s.E();
+  model_ = make_model<double>(two_layer_min_dot_architecture(d, ffn_width()));
+  const ParamLayout L(model_.arch);
+  auto& p = model_.params;
+  auto at = [&](std::size_t off, int cols, int r, int c) -> double& { return p[off + static_cast<std::size_t>(r) * cols + c]; };
+
+  for (int i = 0; i < d; ++i) at(L.encoder().W, d, s.x(i), i) = 1.0;
+  p[L.encoder().b + s.one()] = 1.0;
+  p[L.cls0() + s.one()] = 1.0;
+
+  // Layer 1: score β1 (Q u_q)ᵀ(K u_t) = −β1 x(q)ᵀx(t); value x(t) into R.
+  const LayerOffsets& l1 = L.layers()[0];
+  for (int i = 0; i < d; ++i) {
+    at(l1.heads[0].Q, E, i, s.x(i)) = -1.0;
+    at(l1.heads[0].K, E, i, s.x(i)) = 1.0;
+    at(l1.heads[0].V, E, i, s.x(i)) = 1.0;
+    at(l1.W_O, d, s.r(i), i) = 1.0;
+  }
+  model_.temperatures[l1.heads[0].temperature] = beta_;
+
+  // FFN_1: for each i, m units on x_i + r_i ∈ [0, 2] (coefficient +1/4) and m on x_i − r_i ∈ [−1, 1] (−1/4).
+  const ReluExpansion plus = relu_square_interpolant(0.0, 2.0, m_), minus = relu_square_interpolant(-1.0, 1.0, m_);
+  const MapOffsets& f = l1.ffn;
+  int unit = 0;
+  double bias = 0.0;
+  for (int i = 0; i < d; ++i) {
+    for (int sign : {+1, -1}) {
+      const ReluExpansion& e = sign > 0 ? plus : minus;
+      for (int j = 0; j < m_; ++j, ++unit) {
+        at(f.W1, E, unit, s.x(i)) = 1.0;
+        at(f.W1, E, unit, s.r(i)) = sign;
+        p[f.b1 + unit] = -e.knots[j];
+        at(f.W2, f.width, s.g(), unit) = sign * 0.25 * e.coeffs[j];
+      }
+      bias += sign * 0.25 * e.bias;
+    }
+  }
+  p[f.b2 + s.g()] = bias;
+
+  // Layer 2 (CLS query): score β2 (Q c)ᵀ(K u_t) = β2 · 1 · (−g(t)); value g(t) into the CLS's X[0].
+  const LayerOffsets& l2 = L.layers()[1];
+  at(l2.heads[0].Q, E, 0, s.one()) = 1.0;
+  at(l2.heads[0].K, E, 0, s.g()) = -1.0;
+  at(l2.heads[0].V, E, 0, s.g()) = 1.0;
+  at(l2.W_O, 1, s.x(0), 0) = 1.0;
+  model_.temperatures[l2.heads[0].temperature] = beta_;
+
+  at(L.readout().W, E, 0, s.x(0)) = 1.0;
+}
+
+}  // namespace infoflow
