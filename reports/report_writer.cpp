@@ -31,6 +31,25 @@ std::string html_escape(const std::string& s) {
   return r;
 }
 
+std::string base64(const std::string& in) {
+  static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
+                       static_cast<unsigned char>(in[i + 2]);
+    out += {tbl[v >> 18], tbl[(v >> 12) & 63], tbl[(v >> 6) & 63], tbl[v & 63]};
+  }
+  if (i + 1 == in.size()) {
+    const unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    out += {tbl[v >> 18], tbl[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == in.size()) {
+    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8);
+    out += {tbl[v >> 18], tbl[(v >> 12) & 63], tbl[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
 std::string num(double v, int digits = 4) {
   if (!std::isfinite(v)) return v > 0 ? "+inf" : (v < 0 ? "-inf" : "nan");
   std::ostringstream o;
@@ -67,7 +86,7 @@ std::string verdict_words(Verdict v) {
 }
 
 std::string series_fit_text(const Series& s) {
-  if (!s.fit) return "no fit";
+  if (!s.fit) return "descriptive series (no fit)";
   std::string t = "slope " + num(s.fit->slope) + ", 95% interval " + interval_text(s.fit->interval) +
                   " (t " + interval_text(s.fit->t_interval) + ", bootstrap " + interval_text(s.fit->bootstrap_interval) +
                   "), R² " + num(s.fit->r2, 5) + ", " + std::to_string(s.fit->n) + " points";
@@ -147,7 +166,7 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
           "table{border-collapse:collapse;margin:1em 0;font-size:14px}td,th{border:1px solid #ccc;padding:4px 8px;"
           "vertical-align:top;text-align:left}th{background:#f3f3f3}.pass{color:#176b1f;font-weight:bold}"
           ".fail{color:#b00020;font-weight:bold}.inconclusive{color:#8a6d00;font-weight:bold}code{font-size:13px}"
-          "figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}</style></head><body>\n";
+          "td code{word-break:break-word}.checks td:nth-child(4){min-width:240px}figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}</style></head><body>\n";
   html << "<h1>infoflow-verify report</h1>\n<p>Numbers can support a theorem; they do not prove a lower bound. "
           "Grades: <b>certified</b> (interval arithmetic over a whole domain), <b>sampled</b> (MPFR on random and "
           "adversarial inputs), <b>fitted</b> (optimised models, regression intervals), <b>exact</b> (a finite "
@@ -221,8 +240,9 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
         write_text_file_atomic(path, *svg);
         files.plots.push_back(path);
         md << "\n![" << s.title << "](plots/" << name << ")\n";
-        const auto start = svg->find("<svg");
-        html << "<figure class=\"plot\">" << (start == std::string::npos ? *svg : svg->substr(start)) << "</figure>\n";
+        // A data URI keeps the page self-contained and each SVG's element ids isolated from the others'.
+        html << "<figure class=\"plot\"><img alt=\"" << html_escape(s.title) << "\" src=\"data:image/svg+xml;base64,"
+             << base64(*svg) << "\"></figure>\n";
       } else {
         const std::string w = "plot '" + name + "' skipped: " + why;
         files.warnings.push_back(w);
