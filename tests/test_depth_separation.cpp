@@ -10,6 +10,7 @@
 #include "theorems/depth_separation/adversarial_families.hpp"
 #include "theorems/depth_separation/certify_construction.hpp"
 #include "theorems/depth_separation/min_dot_target.hpp"
+#include "theorems/common/single_layer_study.hpp"
 #include "theorems/depth_separation/single_layer_evidence.hpp"
 #include "theorems/depth_separation/two_layer_construction.hpp"
 

@@ -1,0 +1,201 @@
+#include "theorems/common/single_layer_study.hpp"
+
+#include "numerics/fit/witness_search.hpp"
+#include "numerics/lemmas/lipschitz_witness.hpp"
+#include "numerics/model/weights_json.hpp"
+#include "numerics/util/rng.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+namespace infoflow {
+
+using nlohmann::json;
+
+std::string StudyConfigKey::key() const { return variant + ",T=" + std::to_string(T) + ",n=" + std::to_string(n); }
+
+Architecture single_layer_fit_architecture(int d, int E, int n, int p) {
+  Architecture a;
+  a.d = d;
+  a.E = E;
+  a.encoder = MapShape{MapKind::Ffn, d, E, p};
+  a.layers = {LayerShape{{HeadShape{n, n}}, 0}};
+  a.readout = MapShape{MapKind::Ffn, E, 1, p};
+  return a;
+}
+
+namespace {
+
+std::string file_safe(std::string s) {
+  for (auto& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-') ch = '_';
+  return s;
+}
+
+json fit_point(const SingleLayerStudySettings& s, const StudyConfigKey& c, int p, const DatasetMaker& make_dataset,
+               const SuiteContext& ctx) {
+  const Architecture arch = single_layer_fit_architecture(s.d, s.E, c.n, p);
+  // The data depend on the configuration only, so every width sees the same samples.
+  const Dataset train = make_dataset(c, s.train_samples, derive_seed(ctx.seed, s.tag + "-train-" + c.variant + "-T" + std::to_string(c.T)));
+  const Dataset valid = make_dataset(c, s.valid_samples, derive_seed(ctx.seed, s.tag + "-valid-" + c.variant + "-T" + std::to_string(c.T)));
+  ModelFitOptions o;
+  o.restarts = s.restarts;
+  o.max_iterations = s.max_iterations;
+  o.seed = derive_seed(ctx.seed, s.tag + "-fit-" + c.key() + ",p=" + std::to_string(p));
+  o.threads = 1;  // sweep points already run in parallel
+  const ModelFitResult fit = fit_single_layer(arch, train, valid, o);
+  double mean = 0, var = 0;
+  for (double y : valid.y) mean += y / static_cast<double>(valid.y.size());
+  for (double y : valid.y) var += (y - mean) * (y - mean) / static_cast<double>(valid.y.size());
+  const ParameterCounts counts = parameter_counts(fit.model);
+  const std::string file = "weights/" + s.tag + "-single-" + file_safe(c.key()) + "-p" + std::to_string(p) + ".json";
+  const json weights = weights_to_json(fit.model);
+  write_json_file((std::filesystem::path(ctx.out_dir) / file).string(), weights);
+  return {{"variant", c.variant}, {"T", c.T}, {"n", c.n}, {"p", p}, {"M_ffn", counts.ffn}, {"M_total", counts.total},
+          {"max_abs_weight", counts.max_abs_weight}, {"train_rmse", fit.train.rmse}, {"train_max", fit.train.max_abs},
+          {"valid_rmse", fit.valid.rmse}, {"valid_max", fit.valid.max_abs}, {"valid_target_std", std::sqrt(var)},
+          {"best_restart", fit.best_restart}, {"restart_valid_rmse", fit.restart_valid_rmse},
+          {"iterations", fit.iterations}, {"weights_file", file}, {"weights", weights}};
+}
+
+json witness_point(const SingleLayerStudySettings& s, const StudyConfigKey& c, const json& fitted, const Target& F,
+                   const SuiteContext& ctx) {
+  const Model m = convert_model<double>(weights_from_json(fitted["weights"], 64), Precision{53});
+  const double eps = fitted["valid_max"];  // the model's sampled sup error on the validation set
+  WitnessSearchOptions o;
+  o.candidates = s.witness_candidates;
+  o.refine = s.witness_refine;
+  o.seed = derive_seed(ctx.seed, s.tag + "-witness-" + c.key());
+  const WitnessPair pair = search_witness(m, F, c.T, eps, o);
+  json out{{"variant", c.variant}, {"T", c.T}, {"n", c.n}, {"p", fitted["p"]}, {"eps", eps}, {"found", pair.found}};
+  if (!pair.found) return out;
+  const long prec = 128;
+  const ArbBall F1 = F(convert_sequence<ArbBall>(pair.X1, Precision{prec}));
+  const ArbBall F2 = F(convert_sequence<ArbBall>(pair.X2, Precision{prec}));
+  const WitnessCertificate cert = certify_witness(m, pair.X1, pair.X2, F1, F2, eps, prec);
+  out["certified"] = cert.valid;
+  out["reason"] = cert.reason;
+  out["target_gap_lower"] = cert.target_gap_lower;
+  out["state_distance_upper"] = cert.state_distance_upper;
+  out["width_lower_bound"] = cert.width_lower_bound;
+  out["X1"] = pair.X1;
+  out["X2"] = pair.X2;
+  return out;
+}
+
+}  // namespace
+
+SingleLayerStudy run_single_layer_study(const SingleLayerStudySettings& s, const std::vector<StudyConfigKey>& configs,
+                                        const TargetFor& target_for, const DatasetMaker& make_dataset,
+                                        const SuiteContext& ctx) {
+  struct Point {
+    StudyConfigKey c;
+    int p;
+  };
+  std::vector<Point> points;
+  std::vector<std::string> keys;
+  // Widest first: the slowest points start early and the load balances across threads.
+  std::vector<int> widths = s.widths;
+  std::sort(widths.rbegin(), widths.rend());
+  for (const auto& c : configs)
+    for (int p : widths) {
+      points.push_back({c, p});
+      keys.push_back(c.key() + ",p=" + std::to_string(p));
+    }
+  SweepCheckpoint cp = ctx.checkpoint(s.tag + "-single-layer-fits", "v2");
+  SingleLayerStudy study;
+  study.fits = run_sweep("single-layer fits", keys,
+                         [&](std::size_t i) { return fit_point(s, points[i].c, points[i].p, make_dataset, ctx); }, cp,
+                         ctx.threads, ctx.progress);
+
+  std::vector<json> widest;
+  std::vector<std::string> wkeys;
+  for (const auto& c : configs) {
+    const auto f = fits_of(study, c);
+    if (f.empty()) continue;
+    widest.push_back(f.back());
+    wkeys.push_back(c.key());
+  }
+  SweepCheckpoint wcp = ctx.checkpoint(s.tag + "-witnesses", "v2");
+  study.witnesses = run_sweep("witness search", wkeys,
+                              [&](std::size_t i) {
+                                const json& f = widest[i];
+                                const StudyConfigKey c{f["variant"], f["T"], f["n"]};
+                                return witness_point(s, c, f, target_for(c), ctx);
+                              },
+                              wcp, ctx.threads, ctx.progress);
+  return study;
+}
+
+Interval kappa_interval(const LineFit& f) {
+  if (f.interval.hi < 0 && f.interval.bounded()) return Interval{-1.0 / f.interval.lo, -1.0 / f.interval.hi};
+  if (f.interval.hi < 0) return Interval{-1.0 / f.interval.lo, INFINITY};
+  return Interval{f.interval.lo < 0 ? -1.0 / f.interval.lo : -INFINITY, INFINITY};
+}
+
+std::vector<json> fits_of(const SingleLayerStudy& study, const StudyConfigKey& c) {
+  std::vector<json> out;
+  for (const auto& f : study.fits)
+    if (f["variant"] == c.variant && f["T"] == c.T && f["n"] == c.n) out.push_back(f);
+  std::sort(out.begin(), out.end(), [](const json& a, const json& b) { return a["p"].get<int>() < b["p"].get<int>(); });
+  return out;
+}
+
+const json* witness_of(const SingleLayerStudy& study, const StudyConfigKey& c) {
+  for (const auto& w : study.witnesses)
+    if (w["variant"] == c.variant && w["T"] == c.T && w["n"] == c.n) return &w;
+  return nullptr;
+}
+
+Series error_vs_M_series(const SingleLayerStudy& study, const StudyConfigKey& c, const std::string& id,
+                         const std::string& title, std::uint64_t seed) {
+  Series s = Series::make(id, title, "M_ffn", "validation sup error");
+  for (const auto& f : fits_of(study, c)) {
+    s.x.push_back(f["M_ffn"].get<double>());
+    s.y.push_back(f["valid_max"].get<double>());
+  }
+  std::sort(s.x.begin(), s.x.end());
+  if (s.x.size() >= 2) {
+    s.fit = fit_loglog(s.x, s.y, FitOptions{seed});
+    const Interval k = kappa_interval(*s.fit);
+    s.note = "Apparent exponent kappa = -1/slope = " + std::to_string(-1.0 / s.fit->slope) + ", interval [" +
+             std::to_string(k.lo) + ", " + std::to_string(k.hi) + "] (M ~ eps^-kappa).";
+  }
+  return s;
+}
+
+Check witness_check(const SingleLayerStudy& study, const std::string& id) {
+  json rows = json::array();
+  bool all_certified = true, any = false;
+  for (const auto& w : study.witnesses) {
+    rows.push_back({{"variant", w["variant"]}, {"T", w["T"]}, {"n", w["n"]}, {"found", w["found"]},
+                    {"certified", w.value("certified", false)}, {"eps", w["eps"]},
+                    {"A", w.value("state_distance_upper", 0.0)}, {"width_lower_bound", w.value("width_lower_bound", 0.0)}});
+    if (w["found"].get<bool>()) {
+      any = true;
+      all_certified &= w.value("certified", false);
+    }
+  }
+  return {id, Grade::Certified, !any ? Verdict::Inconclusive : all_certified ? Verdict::Pass : Verdict::Fail,
+          "every witness pair found by the search re-verifies in arb: targets >= 3 eps apart (eps = the model's "
+          "validation sup error), state distance A bounded, L4 width bound eps/(A sqrt E) for readouts with weights in [-1,1]",
+          rows, {{"target_gap", ">= 3 eps"}}};
+}
+
+Check fits_learn_check(const SingleLayerStudy& study, const std::vector<int>& widths, const std::string& id) {
+  const int p_max = *std::max_element(widths.begin(), widths.end());
+  bool learned = true;
+  json rows = json::array();
+  for (const auto& f : study.fits) {
+    rows.push_back({{"variant", f["variant"]}, {"T", f["T"]}, {"n", f["n"]}, {"p", f["p"]}, {"M_ffn", f["M_ffn"]},
+                    {"valid_max", f["valid_max"]}, {"valid_rmse", f["valid_rmse"]}});
+    if (f["p"] == p_max) learned &= f["valid_rmse"].get<double>() < f["valid_target_std"].get<double>();
+  }
+  return {id, Grade::Fitted, learned ? Verdict::Pass : Verdict::Fail,
+          "at the widest p, every fitted single-layer model (Levenberg-Marquardt, analytic Jacobians, best restart by "
+          "validation RMSE) has validation RMSE below the targets' standard deviation",
+          rows, {{"relation", "valid_rmse < std(target)"}}};
+}
+
+}  // namespace infoflow

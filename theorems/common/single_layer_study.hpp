@@ -1,0 +1,69 @@
+#pragma once
+// The single-layer evidence machinery shared by Theorems 1 and 2 (SPEC §3, §4): fit single-layer models
+// of several widths with Ceres for each configuration, search witnesses on the widest model, certify
+// them in arb, and turn the fits into error-vs-M series and apparent exponents κ = −1/slope.
+#include "numerics/fit/model_fitter.hpp"
+#include "numerics/model/target.hpp"
+#include "theorems/suite.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace infoflow {
+
+/// One configuration of a study: a target variant (e.g. "k=2"), a sequence length, a head dimension.
+struct StudyConfigKey {
+  std::string variant;
+  int T = 1;
+  int n = 1;
+  std::string key() const;  // "variant,T=..,n=.."
+};
+
+struct SingleLayerStudySettings {
+  std::string tag;  // prefixes seeds, checkpoint names and weight files, e.g. "thm1"
+  int d = 1;
+  int E = 4;
+  std::vector<int> widths;
+  int train_samples = 800;
+  int valid_samples = 400;
+  int restarts = 3;
+  int max_iterations = 150;
+  int witness_candidates = 600;
+  int witness_refine = 3;
+};
+
+/// Makes `count` labelled samples for a configuration, deterministically from `seed`.
+using DatasetMaker = std::function<Dataset(const StudyConfigKey&, int count, std::uint64_t seed)>;
+using TargetFor = std::function<Target(const StudyConfigKey&)>;
+
+struct SingleLayerStudy {
+  std::vector<nlohmann::json> fits;       // one per (config, p): counts, errors, weights
+  std::vector<nlohmann::json> witnesses;  // one per config, on its widest model
+};
+
+/// The single-layer architecture fitted: FFN encoder d→p→E, one head (n' = n), FFN readout E→p→1.
+Architecture single_layer_fit_architecture(int d, int E, int n, int p);
+
+SingleLayerStudy run_single_layer_study(const SingleLayerStudySettings& s, const std::vector<StudyConfigKey>& configs,
+                                        const TargetFor& target_for, const DatasetMaker& make_dataset,
+                                        const SuiteContext& ctx);
+
+/// κ = −1/slope of log(err) on log(M), with the slope's interval mapped through (unbounded when the
+/// slope interval reaches 0: then the error does not demonstrably fall with M).
+Interval kappa_interval(const LineFit& f);
+
+/// Fits of one configuration, sorted by width.
+std::vector<nlohmann::json> fits_of(const SingleLayerStudy& study, const StudyConfigKey& c);
+const nlohmann::json* witness_of(const SingleLayerStudy& study, const StudyConfigKey& c);
+
+/// The validation sup error against M_ffn for one configuration, fitted in log-log.
+Series error_vs_M_series(const SingleLayerStudy& study, const StudyConfigKey& c, const std::string& id,
+                         const std::string& title, std::uint64_t seed);
+
+/// Check: every witness pair the search found re-verifies in arb (inconclusive when none was found).
+Check witness_check(const SingleLayerStudy& study, const std::string& id);
+/// Check: the widest model of every configuration beats predicting the mean (the fits learned something).
+Check fits_learn_check(const SingleLayerStudy& study, const std::vector<int>& widths, const std::string& id);
+
+}  // namespace infoflow
