@@ -93,6 +93,7 @@ json to_json(const Series& s) {
   j["verdict"] = s.band ? json(verdict_name(s.verdict)) : json(nullptr);
   j["fit"] = s.fit ? to_json(*s.fit) : json(nullptr);
   j["exponent"] = s.exponent ? json{{"value", s.exponent->value}, {"source", s.exponent->source}} : json(nullptr);
+  if (s.exponent && s.exponent->intercept) j["exponent"]["intercept"] = *s.exponent->intercept;
   j["band"] = s.band ? interval_json(*s.band) : json(nullptr);
   if (!s.note.empty()) j["note"] = s.note;
   return j;
@@ -146,7 +147,10 @@ SuiteResult suite_result_from_json(const json& j) {
       }
       if (!s.at("fit").is_null()) t.fit = fit_from_json(s.at("fit"));
       if (!s.at("exponent").is_null())
+      {
         t.exponent = ExponentRef{s["exponent"].at("value").get<double>(), s["exponent"].at("source").get<std::string>()};
+        if (s["exponent"].contains("intercept")) t.exponent->intercept = s["exponent"]["intercept"].get<double>();
+      }
       if (!s.at("band").is_null()) t.band = interval_from(s.at("band"));
       if (!s.at("verdict").is_null()) t.verdict = verdict_from_name(s.at("verdict").get<std::string>());
       t.note = s.value("note", "");

@@ -27,6 +27,8 @@ struct Check {
 struct ExponentRef {
   double value = 0.0;
   std::string source;  // "stated" (by the paper) or "derived" (in SPEC, for our construction)
+  /// For a linear (not log-log) series whose reference is a line in x: y = intercept + value·x.
+  std::optional<double> intercept = std::nullopt;
 };
 
 struct Series {

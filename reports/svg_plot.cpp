@@ -68,6 +68,11 @@ std::optional<std::string> plot_series_svg(const Series& s, std::string& why) {
     std::ostringstream t;
     t << std::setprecision(3) << s.exponent->source << " slope " << s.exponent->value;
     plot += ", refline(x) with lines dt 2 lw 2 lc rgb '#2ca02c' title " + gp_quote(t.str());
+  } else if (s.exponent && s.exponent->intercept) {
+    gp << "refline(x) = " << *s.exponent->intercept << " + " << s.exponent->value << " * x\n";
+    std::ostringstream t;
+    t << std::setprecision(3) << s.exponent->source << ": " << *s.exponent->intercept << " + " << s.exponent->value << " x";
+    plot += ", refline(x) with lines dt 2 lw 2 lc rgb '#2ca02c' title " + gp_quote(t.str());
   }
   gp << plot << "\n";
   {

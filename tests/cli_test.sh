@@ -84,6 +84,11 @@ expect "thm1 T 0" 2 "--T: expected" -- "$cli" thm1 --T 0 --out "$work/x"
 expect "thm1 p 0" 2 "--p: expected" -- "$cli" thm1 --p 0 --out "$work/x"
 expect "thm1 fit-T junk" 2 "--fit-T: expected" -- "$cli" thm1 --fit-T 2,x --out "$work/x"
 
+# Theorem 2: bad arguments.
+expect "thm2 k 0" 2 "--k: expected comma-separated integers >= 1" -- "$cli" thm2 --k 0 --out "$work/x"
+expect "thm2 k > T" 2 "--k: expected k <= T" -- "$cli" thm2 --k 4 --T 3 --out "$work/x"
+expect "thm2 eps" 2 "--eps" -- "$cli" thm2 --eps -1 --out "$work/x"
+
 # Theorem 1 is resumable: kill it mid-sweep, rerun, and the result equals an uninterrupted run.
 small=(thm1 --seed 5 --T 2,4 --eps 0.1,0.01,0.001 --fit-T 2,3 --p 2,4 --n 1)
 "$cli" "${small[@]}" --out "$work/fresh" >/dev/null 2>&1

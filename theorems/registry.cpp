@@ -5,11 +5,13 @@ namespace infoflow {
 
 SuiteInfo lemmas_suite();
 SuiteInfo depth_separation_suite();
+SuiteInfo kth_retrieval_suite();
 
 const std::vector<SuiteInfo>& all_suites() {
   static const std::vector<SuiteInfo> suites = {
       lemmas_suite(),
       depth_separation_suite(),
+      kth_retrieval_suite(),
   };
   return suites;
 }

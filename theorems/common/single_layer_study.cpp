@@ -165,6 +165,31 @@ Series error_vs_M_series(const SingleLayerStudy& study, const StudyConfigKey& c,
   return s;
 }
 
+Series kappa_vs_T_series(const std::string& id, const std::string& title, const std::vector<std::pair<int, LineFit>>& per_T,
+                         bool banded, std::uint64_t seed) {
+  Series kappa = Series::make(id, title, "T", "kappa (M ~ eps^-kappa)", false);
+  json rows = json::array();
+  bool all_bounded = true;
+  for (const auto& [T, fit] : per_T) {
+    const Interval k = kappa_interval(fit);
+    rows.push_back({{"T", T}, {"kappa", -1.0 / fit.slope}, {"interval", {k.lo, k.hi}}});
+    all_bounded &= k.bounded();
+    if (fit.slope < 0) {
+      kappa.x.push_back(T);
+      kappa.y.push_back(-1.0 / fit.slope);
+    }
+  }
+  if (kappa.x.size() >= 3) kappa.fit = fit_line(kappa.x, kappa.y, FitOptions{seed});
+  if (banded) {
+    kappa.band = Interval{0.0, INFINITY};
+    kappa.verdict = kappa.fit && all_bounded ? judge_interval(kappa.fit->interval, *kappa.band) : Verdict::Inconclusive;
+  }
+  kappa.note = std::string(all_bounded ? "" : "Some kappa(T) intervals are unbounded (the error did not demonstrably fall "
+                                              "with M), so no verdict is drawn from the line through them. ") +
+               "Per-T kappa with intervals: " + rows.dump();
+  return kappa;
+}
+
 Check witness_check(const SingleLayerStudy& study, const std::string& id) {
   json rows = json::array();
   bool all_certified = true, any = false;

@@ -61,6 +61,13 @@ const nlohmann::json* witness_of(const SingleLayerStudy& study, const StudyConfi
 Series error_vs_M_series(const SingleLayerStudy& study, const StudyConfigKey& c, const std::string& id,
                          const std::string& title, std::uint64_t seed);
 
+/// κ against T from the per-T error-vs-M fits. T values whose error did not fall with M are left out.
+/// With `banded`, the series is judged against the band (0, ∞) (κ rises with T), but only when every κ(T)
+/// has a bounded interval and none was left out: a regression through points with unbounded intervals
+/// would claim a precision the fits do not have, so it stays inconclusive.
+Series kappa_vs_T_series(const std::string& id, const std::string& title, const std::vector<std::pair<int, LineFit>>& per_T,
+                         bool banded, std::uint64_t seed);
+
 /// Check: every witness pair the search found re-verifies in arb (inconclusive when none was found).
 Check witness_check(const SingleLayerStudy& study, const std::string& id);
 /// Check: the widest model of every configuration beats predicting the mean (the fits learned something).

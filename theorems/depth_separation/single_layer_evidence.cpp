@@ -57,10 +57,7 @@ void run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteCont
       [&](const StudyConfigKey& c, int count, std::uint64_t seed) { return min_dot_dataset(c.T, cfg.d, count, seed); }, ctx);
 
   for (int n : cfg.head_dims) {
-    Series kappa = Series::make("single-layer-kappa-vs-T-n" + std::to_string(n),
-                                "Single layer, n = " + std::to_string(n) + ": apparent cost exponent kappa(T) against T",
-                                "T", "kappa (M ~ eps^-kappa)", false);
-    json kappa_rows = json::array();
+    std::vector<std::pair<int, LineFit>> per_T;
     Series ratio = Series::make("single-over-two-ratio-n" + std::to_string(n),
                                 "M_single / M_two at the single-layer model's error, n = " + std::to_string(n), "T",
                                 "M_single / M_two");
@@ -73,14 +70,7 @@ void run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteCont
                                    "Single layer, T = " + std::to_string(T) + ", n = " + std::to_string(n) +
                                        ": sup error against M_ffn",
                                    derive_seed(ctx.seed, "thm1-err-" + c.key()));
-      if (e.fit) {
-        const Interval k = kappa_interval(*e.fit);
-        kappa_rows.push_back({{"T", T}, {"kappa", -1.0 / e.fit->slope}, {"kappa_interval", {k.lo, k.hi}}});
-        if (e.fit->slope < 0) {
-          kappa.x.push_back(T);
-          kappa.y.push_back(-1.0 / e.fit->slope);
-        }
-      }
+      if (e.fit) per_T.emplace_back(T, *e.fit);
       r.series.push_back(e);
       const auto fits = fits_of(study, c);
       if (!fits.empty()) {
@@ -96,15 +86,11 @@ void run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteCont
         wit.y.push_back((*w)["width_lower_bound"].get<double>());
       }
     }
-    if (kappa.x.size() >= 3) {
-      kappa.fit = fit_line(kappa.x, kappa.y, FitOptions{derive_seed(ctx.seed, kappa.id)});
-      kappa.band = Interval{0.0, INFINITY};
-      kappa.verdict = judge_interval(kappa.fit->interval, *kappa.band);
-    }
+    const std::string kid = "single-layer-kappa-vs-T-n" + std::to_string(n);
+    Series kappa = kappa_vs_T_series(kid, "Single layer, n = " + std::to_string(n) + ": apparent cost exponent kappa(T) against T",
+                                     per_T, true, derive_seed(ctx.seed, kid));
     kappa.note = "Evidence for Theorem 1 when the slope of kappa against T is positive over its whole interval: pass = "
-                 "consistent, fail = inconsistent (kappa falls with T), else inconclusive. T values whose error did not "
-                 "fall with M are left out. The interval treats each kappa(T) as exact; per-T intervals: " +
-                 kappa_rows.dump();
+                 "consistent, fail = inconsistent (kappa falls with T), else inconclusive. " + kappa.note;
     ratio.note = "Two-layer M_ffn from the construction at the same eps; both count FFN parameters densely.";
     wit.note = "For the fitted encoder and attention at the widest p: any readout FFN with weights in [-1,1] and error "
                "< eps needs at least this width (L4, certified in arb).";
