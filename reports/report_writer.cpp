@@ -193,10 +193,13 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
 
   for (const auto& r : results) {
     md << "\n## " << r.title << " (`" << r.suite << "`)\n\n";
+    if (!r.statement.empty()) md << r.statement << "\n\n";
     md << "Overall: **" << verdict_name(r.overall()) << "**: " << verdict_words(r.overall()) << ".\n\n";
     md << "Profile `" << r.profile << "`, seed " << r.seed << ", build `" << r.build_commit << "`, elapsed "
        << num(r.elapsed_seconds, 3) << " s. Reproduce: `" << r.command << "`\n\n";
-    html << "<section id=\"" << html_escape(r.suite) << "\"><h2>" << html_escape(r.title) << "</h2>\n<p>Overall: <span class=\""
+    html << "<section id=\"" << html_escape(r.suite) << "\"><h2>" << html_escape(r.title) << "</h2>\n";
+    if (!r.statement.empty()) html << "<p class=\"statement\">" << html_escape(r.statement) << "</p>\n";
+    html << "<p>Overall: <span class=\""
          << verdict_name(r.overall()) << "\">" << verdict_name(r.overall()) << "</span>: " << html_escape(verdict_words(r.overall()))
          << ".</p>\n<p>Profile <code>" << html_escape(r.profile) << "</code>, seed " << r.seed << ", build <code>"
          << html_escape(r.build_commit) << "</code>, elapsed " << num(r.elapsed_seconds, 3)

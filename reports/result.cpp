@@ -102,13 +102,17 @@ json to_json(const Series& s) {
 json to_json(const SuiteResult& r) {
   json checks = json::array();
   for (const auto& c : r.checks)
-    checks.push_back({{"id", c.id}, {"grade", grade_name(c.grade)}, {"verdict", verdict_name(c.verdict)},
-                      {"statement", c.statement}, {"measured", c.measured}, {"bound", c.bound}});
+  {
+    json cj{{"id", c.id}, {"grade", grade_name(c.grade)}, {"verdict", verdict_name(c.verdict)},
+            {"statement", c.statement}, {"measured", c.measured}, {"bound", c.bound}};
+    if (!c.bounds.empty()) cj["bounds"] = {{"direction", c.bounds_are_upper ? "upper" : "lower"}, {"values", c.bounds}};
+    checks.push_back(cj);
+  }
   json series = json::array();
   for (const auto& s : r.series) series.push_back(to_json(s));
   return {{"schema", kResultSchema},     {"suite", r.suite},       {"title", r.title},
           {"profile", r.profile},       {"seed", r.seed},         {"build_commit", r.build_commit},
-          {"command", r.command},       {"elapsed_seconds", r.elapsed_seconds},
+          {"command", r.command},       {"statement", r.statement},   {"elapsed_seconds", r.elapsed_seconds},
           {"verdict", verdict_name(r.overall())},
           {"checks", checks},           {"series", series},       {"notes", r.notes}};
 }
@@ -123,6 +127,7 @@ SuiteResult suite_result_from_json(const json& j) {
     r.seed = j.at("seed").get<std::uint64_t>();
     r.build_commit = j.value("build_commit", "");
     r.command = j.value("command", "");
+    r.statement = j.value("statement", "");
     r.elapsed_seconds = j.value("elapsed_seconds", 0.0);
     for (const auto& c : j.at("checks")) {
       Check k;
@@ -132,6 +137,10 @@ SuiteResult suite_result_from_json(const json& j) {
       k.statement = c.value("statement", "");
       k.measured = c.value("measured", json());
       k.bound = c.value("bound", json());
+      if (c.contains("bounds")) {
+        k.bounds_are_upper = c["bounds"].value("direction", "upper") == "upper";
+        k.bounds = c["bounds"].at("values").get<std::map<std::string, double>>();
+      }
       r.checks.push_back(k);
     }
     for (const auto& s : j.at("series")) {

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct Check {
   std::string statement;       // what was checked, in words
   nlohmann::json measured;     // the computed figure(s)
   nlohmann::json bound;        // the bound or band it is held against
+  /// Certified bounds this check rests on, by point (e.g. "T=4,eps=0.01"), for the nightly regression:
+  /// an upper bound that grows, or a lower bound that shrinks, has become looser.
+  std::map<std::string, double> bounds = {};
+  bool bounds_are_upper = true;
 };
 
 struct ExponentRef {
@@ -63,6 +68,7 @@ struct SuiteResult {
   std::uint64_t seed = 0;
   std::string build_commit;
   std::string command;  // the command line that reproduces it
+  std::string statement;  // what the suite checks: the stated and derived results, in words
   double elapsed_seconds = 0.0;
   std::vector<Check> checks;
   std::vector<Series> series;

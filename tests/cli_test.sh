@@ -84,6 +84,27 @@ expect "thm1 T 0" 2 "--T: expected" -- "$cli" thm1 --T 0 --out "$work/x"
 expect "thm1 p 0" 2 "--p: expected" -- "$cli" thm1 --p 0 --out "$work/x"
 expect "thm1 fit-T junk" 2 "--fit-T: expected" -- "$cli" thm1 --fit-T 2,x --out "$work/x"
 
+# regress: an unchanged rerun with the same seed passes; a moved exponent and a flipped check are named.
+expect "regress unchanged" 0 "0 regression\(s\)" -- "$cli" regress --baseline "$work/a/results.json" --current "$work/b"
+cp -r "$work/b" "$work/perturbed"
+$py - "$work/perturbed/results.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["suites"][0]
+for se in s["series"]:
+    if se["fit"] is not None:
+        se["fit"]["slope"] += 1.0
+        se["fit"]["interval"] = [x + 1.0 for x in se["fit"]["interval"]]
+        break
+s["checks"][0]["verdict"] = "fail"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+expect "regress moved exponent" 1 "REGRESSED exponent" -- "$cli" regress --baseline "$work/a/results.json" --current "$work/perturbed"
+expect "regress flipped check" 1 "REGRESSED verdict +lemmas +L1.sup-closed-form +pass +fail" -- "$cli" regress --baseline "$work/a/results.json" --current "$work/perturbed"
+if grep -q "<failure" "$work/perturbed/regress-junit.xml"; then passes=$((passes+1)); else echo "FAIL regress junit has no failure"; fails=$((fails+1)); fi
+expect "regress bad baseline" 2 "--baseline: cannot open" -- "$cli" regress --baseline "$work/none.json" --current "$work/b"
+expect "regress update" 0 "baseline written" -- "$cli" regress --baseline "$work/newbase.json" --current "$work/b" --update-baseline
+
 # Theorem 2: bad arguments.
 expect "thm2 k 0" 2 "--k: expected comma-separated integers >= 1" -- "$cli" thm2 --k 0 --out "$work/x"
 expect "thm2 k > T" 2 "--k: expected k <= T" -- "$cli" thm2 --k 4 --T 3 --out "$work/x"

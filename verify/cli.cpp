@@ -6,6 +6,7 @@
 #include "numerics/model/forward.hpp"
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
+#include "reports/regression.hpp"
 #include "reports/report_writer.hpp"
 #include "theorems/suite.hpp"
 #include "verify/progress.hpp"
@@ -263,6 +264,26 @@ int cmd_report(const std::string& results_dir, const std::string& out) {
   return 0;
 }
 
+int cmd_regress(const std::string& baseline, const std::string& current, const std::string& junit, bool update) {
+  const auto cur = load_results(current, "--current");
+  if (cur.empty()) throw InputError("--current", "no suite results found in '" + current + "'");
+  if (update) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& r : cur) all.push_back(to_json(r));
+    write_json_file(baseline, nlohmann::json{{"schema", "infoflow-verify/results/1"}, {"suites", all}});
+    std::cout << "baseline written: " << baseline << " (" << cur.size() << " suites)\n";
+    return 0;
+  }
+  const auto base = load_results(baseline, "--baseline");
+  const RegressionReport rep = compare_results(base, cur);
+  std::cout << rep.table();
+  write_text_file_atomic(junit.empty() ? (std::filesystem::path(std::filesystem::is_directory(current) ? current : ".") /
+                                          "regress-junit.xml").string()
+                                       : junit,
+                         rep.junit_xml());
+  return rep.regressions() > 0 ? kExitCheckFailed : 0;
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv, const char* single_suite) {
@@ -293,6 +314,13 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   std::string results_dir;
   auto* report = app.add_subcommand("report", "turn a folder of result.json files into a report");
   report->add_option("--results", results_dir, "folder searched for result.json (default: --out)");
+  std::string baseline, current, junit;
+  bool update_baseline = false;
+  auto* regress = app.add_subcommand("regress", "compare results with a baseline: exponents, verdicts, certified bounds");
+  regress->add_option("--baseline", baseline, "baseline results.json (reports/baselines/...)")->required();
+  regress->add_option("--current", current, "folder (or results.json) of the current run")->required();
+  regress->add_option("--junit", junit, "where to write JUnit XML (default: CURRENT/regress-junit.xml)");
+  regress->add_flag("--update-baseline", update_baseline, "write the current results as the new baseline (after review)");
   std::vector<std::pair<CLI::App*, const SuiteInfo*>> suite_cmds;
   std::map<std::string, std::map<std::string, std::string>> suite_options;
   for (const auto& s : all_suites()) {
@@ -309,6 +337,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     if (all->parsed()) return cmd_all(g, only);
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, g.seed);
+    if (regress->parsed()) return cmd_regress(baseline, current, junit, update_baseline);
     if (report->parsed()) return cmd_report(results_dir.empty() ? g.out : results_dir, g.out);
     for (const auto& [cmd, suite] : suite_cmds)
       if (cmd->parsed()) return cmd_suite(g, *suite, suite_options[suite->id]);

@@ -74,12 +74,15 @@ void run_argmax_sweep(const KthRetrievalConfig& cfg, const SuiteContext& ctx, Su
                               [&](std::size_t i) { return argmax_point(cfg, ctx, pts[i].first, pts[i].second); }, cp,
                               ctx.threads, ctx.progress);
   bool cert_ok = true, sampled_ok = true, attained = true, no_ffn = true;
+  std::map<std::string, double> bounds;
   json rows = json::array();
   Series beta = Series::make("argmax-beta-vs-eps-T" + std::to_string(cfg.argmax_T.back()),
                              "k = 1, T = " + std::to_string(cfg.argmax_T.back()) + ": temperature needed against 1/eps",
                              "1/eps", "beta");
-  for (const auto& v : vals) {
+  for (std::size_t i = 0; i < vals.size(); ++i) {
+    const json& v = vals[i];
     const double eps = v["eps"], cert = v["certified"];
+    bounds[keys[i]] = cert;
     cert_ok &= v["hypotheses_ok"].get<bool>() && cert <= eps;
     // One-sided: the head's output never exceeds the maximum (ŷ − F ≤ 0).
     sampled_ok &= v["random_max"].get<double>() <= cert && v["worst_case_max"].get<double>() <= cert &&
@@ -94,9 +97,11 @@ void run_argmax_sweep(const KthRetrievalConfig& cfg, const SuiteContext& ctx, Su
       beta.y.push_back(v["beta"].get<double>());
     }
   }
-  r.checks.push_back({"k1.certified-within-eps", Grade::Certified, cert_ok ? Verdict::Pass : Verdict::Fail,
-                      "k = 1: for every (T, eps), hypotheses hold on the weights and 0 <= F_1 - y <= S(T, beta) <= eps "
-                      "over [0,1]^T, by temperature alone", rows, {{"relation", "certified <= eps"}}});
+  Check certified{"k1.certified-within-eps", Grade::Certified, cert_ok ? Verdict::Pass : Verdict::Fail,
+                  "k = 1: for every (T, eps), hypotheses hold on the weights and 0 <= F_1 - y <= S(T, beta) <= eps "
+                  "over [0,1]^T, by temperature alone", rows, {{"relation", "certified <= eps"}}};
+  certified.bounds = bounds;
+  r.checks.push_back(certified);
   r.checks.push_back({"k1.sampled-below-certified", Grade::Sampled, sampled_ok ? Verdict::Pass : Verdict::Fail,
                       "MPFR (128-bit) errors on random and worst-case inputs are one-sided (y <= F_1) and below the bound",
                       rows, {{"relation", "0 <= F_1 - y <= certified"}}});
@@ -113,6 +118,7 @@ void run_argmax_sweep(const KthRetrievalConfig& cfg, const SuiteContext& ctx, Su
 void run_no_temperature_checks(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteResult& r) {
   json rows = json::array();
   bool bounded_away = true, nonmonotone_isolates = true;
+  std::map<std::string, double> infima;
   for (int k : cfg.ks) {
     if (k < 2) continue;
     for (int T : cfg.fit_T) {
@@ -120,6 +126,7 @@ void run_no_temperature_checks(const KthRetrievalConfig& cfg, const SuiteContext
       for (double v : cfg.l3_values) {
         const NoTemperatureCertificate c = certify_no_temperature(T, k, v, cfg.beta_grid);
         bounded_away &= c.certified_infimum > 0 && c.grid_respects_infimum;
+        infima["T=" + std::to_string(T) + ",k=" + std::to_string(k) + ",v=" + std::to_string(v)] = c.certified_infimum;
         nonmonotone_isolates &= c.grid_min_nonmonotone < c.certified_infimum / 100;
         rows.push_back({{"T", T}, {"k", k}, {"v", v}, {"certified_infimum", c.certified_infimum},
                         {"grid_min_linear", c.grid_min_linear}, {"limit_beta_inf", c.limit_beta_infinity},
@@ -127,10 +134,13 @@ void run_no_temperature_checks(const KthRetrievalConfig& cfg, const SuiteContext
       }
     }
   }
-  r.checks.push_back({"L3.bounded-away-from-zero", Grade::Certified, bounded_away ? Verdict::Pass : Verdict::Fail,
-                      "k >= 2, family (top k-1 tokens at 1, the rest at v): for every monotone score and every beta, one "
-                      "head's raw output misses F_k by at least (1-v)(k-1)/T (arb; the beta grid and the limit agree)",
-                      rows, {{"relation", "inf_beta error >= (1-v)(k-1)/T > 0"}}});
+  Check l3{"L3.bounded-away-from-zero", Grade::Certified, bounded_away ? Verdict::Pass : Verdict::Fail,
+           "k >= 2, family (top k-1 tokens at 1, the rest at v): for every monotone score and every beta, one "
+           "head's raw output misses F_k by at least (1-v)(k-1)/T (arb; the beta grid and the limit agree)",
+           rows, {{"relation", "inf_beta error >= (1-v)(k-1)/T > 0"}}};
+  l3.bounds = infima;
+  l3.bounds_are_upper = false;
+  r.checks.push_back(l3);
   r.checks.push_back({"L3.needs-monotonicity", Grade::Certified, nonmonotone_isolates ? Verdict::Pass : Verdict::Fail,
                       "with the non-monotone score -(x-v)^2 the same family is retrieved to within 1% of that bound at "
                       "some beta on the grid (arb upper end): L3's hypothesis is needed",

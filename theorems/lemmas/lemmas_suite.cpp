@@ -116,6 +116,7 @@ void check_l2_l3(SuiteResult& r, std::uint64_t seed, int reps) {
 
 void check_l5(SuiteResult& r) {
   json measured = json::array();
+  std::map<std::string, double> bounds;
   bool ok = true;
   for (auto [a, b, m] : {std::tuple{0.0, 2.0, 1}, {0.0, 2.0, 7}, {-1.0, 1.0, 16}, {-1.0, 1.0, 255}, {0.0, 2.0, 1000}}) {
     const ArbBall cert = certified_sup_error_vs_square(relu_square_interpolant(a, b, m), 1.0, a, b, kPrec);
@@ -124,10 +125,13 @@ void check_l5(SuiteResult& r) {
     const bool tight = cert.upper() <= bound.upper() * (1 + 1e-9) && cert.upper() >= bound.lower() * (1 - 1e-9);
     ok &= tight;
     measured.push_back({{"a", a}, {"b", b}, {"m", m}, {"certified_sup", cert.upper()}, {"bound", bound.mid()}});
+    bounds["a=" + std::to_string(a) + ",b=" + std::to_string(b) + ",m=" + std::to_string(m)] = cert.upper();
   }
-  r.checks.push_back({"L5.interpolant-error", Grade::Certified, pass_if(ok),
-                      "certified sup |interpolant - z^2| of the rounded ReLU weights equals (b-a)^2/(4m^2) within 1e-9",
-                      measured, {{"relative_tolerance", 1e-9}}});
+  Check c{"L5.interpolant-error", Grade::Certified, pass_if(ok),
+          "certified sup |interpolant - z^2| of the rounded ReLU weights equals (b-a)^2/(4m^2) within 1e-9",
+          measured, {{"relative_tolerance", 1e-9}}};
+  c.bounds = bounds;
+  r.checks.push_back(c);
 }
 
 void check_precisions(SuiteResult& r, std::uint64_t seed, int reps) {
@@ -195,6 +199,8 @@ SuiteInfo lemmas_suite() {
   return SuiteInfo{"lemmas", "lemmas", "Lemmas L1-L5, precision agreement and the exponent fitter",
                    [](const SuiteContext& ctx) {
                      SuiteResult r;
+                     r.statement = "SPEC §2: lemmas L1-L5 that the constructions rest on, the agreement of the forward "
+                                   "pass across double, MPFR and arb, and the exponent fitter on data with known slopes.";
                      const int reps = effort(ctx.profile);
                      check_l1_supremum(r);
                      check_l1_samples(r, ctx.seed, reps);

@@ -1,0 +1,153 @@
+#include "reports/regression.hpp"
+
+#include "numerics/model/weights_json.hpp"
+#include "numerics/util/errors.hpp"
+#include "reports/report_writer.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+namespace infoflow {
+
+namespace {
+
+std::string num(double v) {
+  std::ostringstream o;
+  o << std::setprecision(6) << v;
+  return o.str();
+}
+std::string xml_escape(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '&') r += "&amp;";
+    else if (c == '<') r += "&lt;";
+    else if (c == '>') r += "&gt;";
+    else if (c == '"') r += "&quot;";
+    else r += c;
+  }
+  return r;
+}
+double half_width(const Interval& i) { return 0.5 * (i.hi - i.lo); }
+
+}  // namespace
+
+int RegressionReport::regressions() const {
+  int n = 0;
+  for (const auto& i : items) n += i.regression;
+  return n;
+}
+
+std::string RegressionReport::table() const {
+  std::ostringstream o;
+  o << std::left << std::setw(10) << "status" << std::setw(10) << "kind" << std::setw(24) << "suite" << std::setw(60) << "id"
+    << std::setw(26) << "baseline" << "current\n";
+  for (const auto& i : items)
+    o << std::left << std::setw(10) << (i.regression ? "REGRESSED" : "ok") << std::setw(10) << i.kind << std::setw(24)
+      << i.suite << std::setw(60) << i.id << std::setw(26) << i.baseline << i.current
+      << (i.detail.empty() ? "" : "  (" + i.detail + ")") << "\n";
+  o << regressions() << " regression(s) in " << items.size() << " comparisons\n";
+  return o.str();
+}
+
+std::string RegressionReport::junit_xml() const {
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"infoflow-verify regress\">\n"
+    << "  <testsuite name=\"regress\" tests=\"" << items.size() << "\" failures=\"" << regressions() << "\">\n";
+  for (const auto& i : items) {
+    x << "    <testcase classname=\"" << xml_escape(i.suite) << "\" name=\"" << xml_escape(i.kind + ":" + i.id) << "\">";
+    if (i.regression)
+      x << "<failure message=\"" << xml_escape("baseline " + i.baseline + ", current " + i.current + " " + i.detail) << "\"/>";
+    x << "</testcase>\n";
+  }
+  x << "  </testsuite>\n</testsuites>\n";
+  return x.str();
+}
+
+RegressionReport compare_results(const std::vector<SuiteResult>& baseline, const std::vector<SuiteResult>& current) {
+  RegressionReport rep;
+  std::map<std::string, const SuiteResult*> cur;
+  for (const auto& r : current) cur[r.suite] = &r;
+  for (const auto& b : baseline) {
+    if (!cur.count(b.suite)) {
+      rep.items.push_back({"missing", b.suite, "(suite)", "present", "missing", true, "suite not in the current results"});
+      continue;
+    }
+    const SuiteResult& c = *cur[b.suite];
+    std::map<std::string, const Check*> cchecks;
+    for (const auto& k : c.checks) cchecks[k.id] = &k;
+    for (const auto& bk : b.checks) {
+      const Check* ck = cchecks.count(bk.id) ? cchecks[bk.id] : nullptr;
+      const std::string now = ck ? verdict_name(ck->verdict) : "missing";
+      rep.items.push_back({"verdict", b.suite, bk.id, verdict_name(bk.verdict), now,
+                           bk.verdict == Verdict::Pass && (!ck || ck->verdict != Verdict::Pass), ""});
+      if (!ck) continue;
+      for (const auto& [key, bv] : bk.bounds) {
+        const auto it = ck->bounds.find(key);
+        if (it == ck->bounds.end()) {
+          rep.items.push_back({"bound", b.suite, bk.id + "[" + key + "]", num(bv), "missing", true, "bound no longer computed"});
+          continue;
+        }
+        const double cv = it->second;
+        const bool looser = bk.bounds_are_upper ? cv > bv * (1 + 1e-9) + 1e-300 : cv < bv * (1 - 1e-9);
+        rep.items.push_back({"bound", b.suite, bk.id + "[" + key + "]", num(bv), num(cv), looser,
+                             looser ? (bk.bounds_are_upper ? "upper bound grew" : "lower bound shrank") : ""});
+      }
+    }
+    std::map<std::string, const Series*> cseries;
+    for (const auto& s : c.series) cseries[s.id] = &s;
+    for (const auto& bs : b.series) {
+      const Series* cs = cseries.count(bs.id) ? cseries[bs.id] : nullptr;
+      if (bs.band) {
+        const std::string now = cs ? verdict_name(cs->verdict) : "missing";
+        rep.items.push_back({"verdict", b.suite, "series:" + bs.id, verdict_name(bs.verdict), now,
+                             bs.verdict == Verdict::Pass && (!cs || cs->verdict != Verdict::Pass), ""});
+      }
+      if (!bs.fit) continue;
+      if (!cs || !cs->fit) {
+        rep.items.push_back({"exponent", b.suite, bs.id, num(bs.fit->slope), "missing", true, "fit no longer computed"});
+        continue;
+      }
+      const double shift = std::fabs(cs->fit->slope - bs.fit->slope);
+      const double combined = half_width(bs.fit->interval) + half_width(cs->fit->interval);
+      // With an unbounded interval no shift is significant: nothing to detect.
+      const bool moved = std::isfinite(combined) && shift > combined;
+      rep.items.push_back({"exponent", b.suite, bs.id, num(bs.fit->slope), num(cs->fit->slope), moved,
+                           moved ? "shift " + num(shift) + " > combined half-widths " + num(combined) : ""});
+    }
+  }
+  return rep;
+}
+
+std::vector<SuiteResult> load_results(const std::string& path, const std::string& argument) {
+  namespace fs = std::filesystem;
+  std::string file = path;
+  if (fs::is_directory(path)) {
+    if (fs::exists(fs::path(path) / "results.json")) file = (fs::path(path) / "results.json").string();
+    else {
+      try {
+        return collect_results(path);
+      } catch (const InputError& e) {
+        throw InputError(argument, e.what());
+      }
+    }
+  }
+  const nlohmann::json j = read_json_file(file, argument);
+  std::vector<SuiteResult> out;
+  try {
+    if (j.value("schema", "") == "infoflow-verify/results/1") {
+      for (const auto& s : j.at("suites")) out.push_back(suite_result_from_json(s));
+    } else {
+      out.push_back(suite_result_from_json(j));
+    }
+  } catch (const InputError& e) {
+    throw InputError(argument, "'" + file + "': " + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(argument, "'" + file + "': malformed results (" + std::string(e.what()) + ")");
+  }
+  return out;
+}
+
+}  // namespace infoflow
