@@ -167,6 +167,13 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
           "vertical-align:top;text-align:left}th{background:#f3f3f3}.pass{color:#176b1f;font-weight:bold}"
           ".fail{color:#b00020;font-weight:bold}.inconclusive{color:#8a6d00;font-weight:bold}code{font-size:13px}"
           "td code{word-break:break-word}.checks td:nth-child(4){min-width:240px}figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}</style></head><body>\n";
+  // The page checks itself once loaded (images decoded, verdict rows, script errors) and records the
+  // outcome on <html data-render-check>; the browser test reads it from the rendered DOM.
+  html << "<script>var infoflowErrors=0;window.addEventListener('error',function(){infoflowErrors++;});"
+          "window.addEventListener('load',function(){var im=document.images,ok=0;for(var i=0;i<im.length;i++)"
+          "{if(im[i].complete&&im[i].naturalWidth>0)ok++;}var rows=document.querySelectorAll('#verdicts tr.suite').length;"
+          "document.documentElement.setAttribute('data-render-check','images='+ok+'/'+im.length+' verdict-rows='+rows+"
+          "' errors='+infoflowErrors);});</script>\n";
   html << "<h1>infoflow-verify report</h1>\n<p>Numbers can support a theorem; they do not prove a lower bound. "
           "Grades: <b>certified</b> (interval arithmetic over a whole domain), <b>sampled</b> (MPFR on random and "
           "adversarial inputs), <b>fitted</b> (optimised models, regression intervals), <b>exact</b> (a finite "
@@ -181,7 +188,7 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
     const std::string v = verdict_name(r.overall());
     md << "| " << r.title << " (`" << r.suite << "`) | **" << v << "** | " << c.pass << " | " << c.fail << " | "
        << c.inconclusive << " | " << num(r.elapsed_seconds, 3) << " |\n";
-    html << "<tr><td><a href=\"#" << html_escape(r.suite) << "\">" << html_escape(r.title) << "</a></td><td class=\"" << v
+    html << "<tr class=\"suite\"><td><a href=\"#" << html_escape(r.suite) << "\">" << html_escape(r.title) << "</a></td><td class=\"" << v
          << "\">" << v << "</td><td>" << c.pass << "</td><td>" << c.fail << "</td><td>" << c.inconclusive << "</td><td>"
          << num(r.elapsed_seconds, 3) << "</td></tr>\n";
   }

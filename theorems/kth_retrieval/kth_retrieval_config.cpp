@@ -32,14 +32,14 @@ KthRetrievalConfig kth_retrieval_config(const SuiteContext& ctx) {
   s.tag = "thm2";
   s.d = 1;
   s.E = 4;
-  s.widths = int_list_option(ctx, "--p", 1, quick ? std::vector<int>{2, 4, 8, 16} : std::vector<int>{2, 4, 8, 16, 32, 64});
-  s.train_samples = quick ? 500 : 2000;
-  s.valid_samples = quick ? 300 : 1000;
-  s.restarts = quick ? 2 : 6;
-  s.max_iterations = quick ? 100 : 300;
-  s.witness_candidates = quick ? 400 : 3000;
-  s.witness_refine = quick ? 2 : 8;
-  if (!quick) c.random_samples = ctx.profile == Profile::Full ? 64 : 256;
+  s.widths = int_list_option(ctx, "--p", 1, quick ? std::vector<int>{2, 4, 8, 16} : std::vector<int>{2, 4, 8, 16, 32});
+  s.train_samples = quick ? 500 : 1200;
+  s.valid_samples = quick ? 300 : 800;
+  s.restarts = quick ? 2 : 4;
+  s.max_iterations = quick ? 100 : 200;
+  s.witness_candidates = quick ? 400 : 2000;
+  s.witness_refine = quick ? 2 : 6;
+  if (!quick) c.random_samples = ctx.profile == Profile::Full ? 32 : 64;
   return c;
 }
 
