@@ -224,6 +224,29 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
     }
     html << "</table>\n";
 
+    for (const auto& t : r.tables) {
+      md << "\n### " << t.title << "\n\n|";
+      html << "<h3>" << html_escape(t.title) << "</h3>\n<table class=\"data\"><tr>";
+      for (const auto& c : t.columns) {
+        md << " " << c << " |";
+        html << "<th>" << html_escape(c) << "</th>";
+      }
+      md << "\n|";
+      for (std::size_t i = 0; i < t.columns.size(); ++i) md << "---|";
+      md << "\n";
+      html << "</tr>\n";
+      for (const auto& row : t.rows) {
+        md << "|";
+        html << "<tr>";
+        for (const auto& cell : row) {
+          md << " " << cell << " |";
+          html << "<td>" << html_escape(cell) << "</td>";
+        }
+        md << "\n";
+        html << "</tr>\n";
+      }
+      html << "</table>\n";
+    }
     for (const auto& s : r.series) {
       md << "\n### " << s.title << "\n\n" << series_fit_text(s);
       html << "<h3>" << html_escape(s.title) << "</h3>\n<p>" << html_escape(series_fit_text(s));

@@ -99,6 +99,14 @@ json to_json(const Series& s) {
   return j;
 }
 
+namespace {
+json tables_json(const std::vector<Table>& tables) {
+  json out = json::array();
+  for (const auto& t : tables) out.push_back({{"title", t.title}, {"columns", t.columns}, {"rows", t.rows}});
+  return out;
+}
+}  // namespace
+
 json to_json(const SuiteResult& r) {
   json checks = json::array();
   for (const auto& c : r.checks)
@@ -114,7 +122,8 @@ json to_json(const SuiteResult& r) {
           {"profile", r.profile},       {"seed", r.seed},         {"build_commit", r.build_commit},
           {"command", r.command},       {"statement", r.statement},   {"elapsed_seconds", r.elapsed_seconds},
           {"verdict", verdict_name(r.overall())},
-          {"checks", checks},           {"series", series},       {"notes", r.notes}};
+          {"checks", checks},           {"series", series},       {"notes", r.notes},
+          {"tables", tables_json(r.tables)}};
 }
 
 SuiteResult suite_result_from_json(const json& j) {
@@ -166,6 +175,9 @@ SuiteResult suite_result_from_json(const json& j) {
       r.series.push_back(t);
     }
     for (const auto& n : j.value("notes", json::array())) r.notes.push_back(n.get<std::string>());
+    for (const auto& t : j.value("tables", json::array()))
+      r.tables.push_back(Table{t.at("title").get<std::string>(), t.at("columns").get<std::vector<std::string>>(),
+                               t.at("rows").get<std::vector<std::vector<std::string>>>()});
     return r;
   } catch (const json::exception& e) {
     throw InputError("result", std::string("malformed result JSON: ") + e.what());

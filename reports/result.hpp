@@ -61,6 +61,13 @@ struct Series {
   }
 };
 
+/// A small table for the report (e.g. predictions beside a paper's numbers).
+struct Table {
+  std::string title;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
 struct SuiteResult {
   std::string suite;
   std::string title;
@@ -73,6 +80,7 @@ struct SuiteResult {
   std::vector<Check> checks;
   std::vector<Series> series;
   std::vector<std::string> notes;
+  std::vector<Table> tables;
 
   /// fail if any check or series failed; else inconclusive if any was; else pass.
   Verdict overall() const;

@@ -110,6 +110,14 @@ expect "thm2 k 0" 2 "--k: expected comma-separated integers >= 1" -- "$cli" thm2
 expect "thm2 k > T" 2 "--k: expected k <= T" -- "$cli" thm2 --k 4 --T 3 --out "$work/x"
 expect "thm2 eps" 2 "--eps" -- "$cli" thm2 --eps -1 --out "$work/x"
 
+# plan: a plan for Theorem 1's target, and malformed targets/architectures exit 2 naming the problem.
+expect "plan thm1" 0 "bounded-cost plan" -- "$cli" plan --target 'min_{s,t} dot(x[s], x[t])' --layers 2 --heads 1,1 --E 6 --T 64 --d 2
+expect "plan json" 0 '"bounded": true' -- "$cli" plan --target 'min_{s,t} dot(x[s], x[t])' --layers 2 --heads 1,1 --json
+expect "plan unbalanced" 2 "--target: column 10: expected '}'" -- "$cli" plan --target 'min_{s,t dot(x[s], x[t])'
+expect "plan unknown function" 2 "--target: column 1: expected .*known function" -- "$cli" plan --target 'frob(x[1])'
+expect "plan heads short" 2 "--heads: expected one head count per layer" -- "$cli" plan --target 'x[1]' --layers 3 --heads 1,1
+expect "plan T" 2 "--T: expected a sequence length" -- "$cli" plan --target 'x[1]' --T 0
+
 # Theorem 1 is resumable: kill it mid-sweep, rerun, and the result equals an uninterrupted run.
 small=(thm1 --seed 5 --T 2,4 --eps 0.1,0.01,0.001 --fit-T 2,3 --p 2,4 --n 1)
 "$cli" "${small[@]}" --out "$work/fresh" >/dev/null 2>&1

@@ -6,12 +6,14 @@ namespace infoflow {
 SuiteInfo lemmas_suite();
 SuiteInfo depth_separation_suite();
 SuiteInfo kth_retrieval_suite();
+SuiteInfo framework_suite();
 
 const std::vector<SuiteInfo>& all_suites() {
   static const std::vector<SuiteInfo> suites = {
       lemmas_suite(),
       depth_separation_suite(),
       kth_retrieval_suite(),
+      framework_suite(),
   };
   return suites;
 }

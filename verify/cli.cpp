@@ -7,6 +7,7 @@
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
 #include "reports/regression.hpp"
+#include "theorems/infoflow/planner.hpp"
 #include "reports/report_writer.hpp"
 #include "theorems/suite.hpp"
 #include "verify/progress.hpp"
@@ -264,6 +265,51 @@ int cmd_report(const std::string& results_dir, const std::string& out) {
   return 0;
 }
 
+struct PlanOptions {
+  std::string target;
+  int layers = 2;
+  std::string heads = "1,1";
+  int E = 16, n = 1, d = 1, T = 16;
+  bool positional = false, json_out = false;
+  std::string dot;
+};
+
+int cmd_plan(const PlanOptions& o) {
+  PlanArchitecture a;
+  a.layers = o.layers;
+  std::stringstream ss(o.heads);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      std::size_t used = 0;
+      a.heads.push_back(std::stoi(item, &used));
+      if (used != item.size()) throw std::invalid_argument("junk");
+    } catch (const std::exception&) {
+      throw InputError("--heads", "expected comma-separated head counts, got '" + o.heads + "'");
+    }
+  }
+  a.E = o.E;
+  a.n = o.n;
+  a.d = o.d;
+  a.T = o.T;
+  a.positional = o.positional;
+  a.validate();
+  const ParsedTarget t = parse_target(o.target);
+  const Plan p = plan_target(t, a);
+  if (o.json_out) std::cout << plan_json(t, a, p).dump(2) << "\n";
+  else std::cout << plan_table(t, a, p);
+  if (!o.dot.empty()) {
+    write_text_file_atomic(o.dot, plan_dot(t, a, p));
+    if (std::system("command -v dot >/dev/null 2>&1") == 0) {
+      const std::string svg = o.dot + ".svg";
+      if (std::system(("dot -Tsvg '" + o.dot + "' -o '" + svg + "'").c_str()) == 0) std::cerr << "drawn: " << svg << "\n";
+    } else {
+      std::cerr << "wrote " << o.dot << " (install graphviz to render it to SVG)\n";
+    }
+  }
+  return 0;
+}
+
 int cmd_regress(const std::string& baseline, const std::string& current, const std::string& junit, bool update) {
   const auto cur = load_results(current, "--current");
   if (cur.empty()) throw InputError("--current", "no suite results found in '" + current + "'");
@@ -321,6 +367,18 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   regress->add_option("--current", current, "folder (or results.json) of the current run")->required();
   regress->add_option("--junit", junit, "where to write JUnit XML (default: CURRENT/regress-junit.xml)");
   regress->add_flag("--update-baseline", update_baseline, "write the current results as the new baseline (after review)");
+  PlanOptions po;
+  auto* plan = app.add_subcommand("plan", "plan a target on an architecture with the InfoFlow framework");
+  plan->add_option("--target", po.target, "target, e.g. 'min_{s,t} dot(x[s], x[t])'")->required();
+  plan->add_option("--layers", po.layers, "number of layers L");
+  plan->add_option("--heads", po.heads, "heads per layer, comma-separated (one value per layer)");
+  plan->add_option("--E", po.E, "state dimension");
+  plan->add_option("--n", po.n, "per-head value dimension");
+  plan->add_option("--d", po.d, "token dimension");
+  plan->add_option("--T", po.T, "sequence length");
+  plan->add_flag("--positional", po.positional, "the architecture has positional encoding");
+  plan->add_flag("--json", po.json_out, "print JSON instead of a table");
+  plan->add_option("--dot", po.dot, "also write the plan as Graphviz DOT (and SVG when dot is installed)");
   std::vector<std::pair<CLI::App*, const SuiteInfo*>> suite_cmds;
   std::map<std::string, std::map<std::string, std::string>> suite_options;
   for (const auto& s : all_suites()) {
@@ -337,6 +395,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     if (all->parsed()) return cmd_all(g, only);
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, g.seed);
+    if (plan->parsed()) return cmd_plan(po);
     if (regress->parsed()) return cmd_regress(baseline, current, junit, update_baseline);
     if (report->parsed()) return cmd_report(results_dir.empty() ? g.out : results_dir, g.out);
     for (const auto& [cmd, suite] : suite_cmds)
