@@ -110,6 +110,11 @@ expect "thm2 k 0" 2 "--k: expected comma-separated integers >= 1" -- "$cli" thm2
 expect "thm2 k > T" 2 "--k: expected k <= T" -- "$cli" thm2 --k 4 --T 3 --out "$work/x"
 expect "thm2 eps" 2 "--eps" -- "$cli" thm2 --eps -1 --out "$work/x"
 
+# Theorem 3: bad arguments.
+expect "thm3 T0 0" 2 "--T0: expected comma-separated integers >= 1" -- "$cli" thm3 --T0 0 --out "$work/x"
+expect "thm3 E 0" 2 "--E: expected" -- "$cli" thm3 --E 0 --out "$work/x"
+expect "thm3 eps" 2 "--eps: expected comma-separated numbers strictly between 0 and 0.333" -- "$cli" thm3 --eps 0.5 --out "$work/x"
+
 # plan: a plan for Theorem 1's target, and malformed targets/architectures exit 2 naming the problem.
 expect "plan thm1" 0 "bounded-cost plan" -- "$cli" plan --target 'min_{s,t} dot(x[s], x[t])' --layers 2 --heads 1,1 --E 6 --T 64 --d 2
 expect "plan json" 0 '"bounded": true' -- "$cli" plan --target 'min_{s,t} dot(x[s], x[t])' --layers 2 --heads 1,1 --json

@@ -7,12 +7,14 @@ SuiteInfo lemmas_suite();
 SuiteInfo depth_separation_suite();
 SuiteInfo kth_retrieval_suite();
 SuiteInfo framework_suite();
+SuiteInfo aggregation_decoding_suite();
 
 const std::vector<SuiteInfo>& all_suites() {
   static const std::vector<SuiteInfo> suites = {
       lemmas_suite(),
       depth_separation_suite(),
       kth_retrieval_suite(),
+      aggregation_decoding_suite(),
       framework_suite(),
   };
   return suites;

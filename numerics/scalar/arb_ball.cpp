@@ -114,6 +114,7 @@ ArbBall binary(const ArbBall& a, const ArbBall& b, F f) {
 ArbBall exp(const ArbBall& a) { return unary(a, arb_exp); }
 ArbBall log(const ArbBall& a) { return unary(a, arb_log); }
 ArbBall sqrt(const ArbBall& a) { return unary(a, arb_sqrt); }
+ArbBall cos(const ArbBall& a) { return unary(a, arb_cos); }
 ArbBall abs(const ArbBall& a) {
   ArbBall r(a.prec_);
   arb_abs(r.v_, a.v_);

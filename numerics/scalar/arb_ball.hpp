@@ -60,6 +60,7 @@ class ArbBall {
   friend ArbBall exp(const ArbBall& a);
   friend ArbBall log(const ArbBall& a);
   friend ArbBall sqrt(const ArbBall& a);
+  friend ArbBall cos(const ArbBall& a);
   friend ArbBall abs(const ArbBall& a);
   friend ArbBall max(const ArbBall& a, const ArbBall& b);
   friend ArbBall min(const ArbBall& a, const ArbBall& b);

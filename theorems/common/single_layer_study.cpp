@@ -165,14 +165,14 @@ Series error_vs_M_series(const SingleLayerStudy& study, const StudyConfigKey& c,
   return s;
 }
 
-Series kappa_vs_T_series(const std::string& id, const std::string& title, const std::vector<std::pair<int, LineFit>>& per_T,
-                         bool banded, std::uint64_t seed) {
-  Series kappa = Series::make(id, title, "T", "kappa (M ~ eps^-kappa)", false);
+Series kappa_vs_T_series(const std::string& id, const std::string& title, const std::vector<std::pair<double, LineFit>>& per_T,
+                         bool banded, std::uint64_t seed, const std::string& x_label) {
+  Series kappa = Series::make(id, title, x_label, "kappa (M ~ eps^-kappa)", false);
   json rows = json::array();
   bool all_bounded = true;
   for (const auto& [T, fit] : per_T) {
     const Interval k = kappa_interval(fit);
-    rows.push_back({{"T", T}, {"kappa", -1.0 / fit.slope}, {"interval", {k.lo, k.hi}}});
+    rows.push_back({{x_label, T}, {"kappa", -1.0 / fit.slope}, {"interval", {k.lo, k.hi}}});
     all_bounded &= k.bounded();
     if (fit.slope < 0) {
       kappa.x.push_back(T);

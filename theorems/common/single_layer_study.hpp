@@ -65,8 +65,8 @@ Series error_vs_M_series(const SingleLayerStudy& study, const StudyConfigKey& c,
 /// With `banded`, the series is judged against the band (0, ∞) (κ rises with T), but only when every κ(T)
 /// has a bounded interval and none was left out: a regression through points with unbounded intervals
 /// would claim a precision the fits do not have, so it stays inconclusive.
-Series kappa_vs_T_series(const std::string& id, const std::string& title, const std::vector<std::pair<int, LineFit>>& per_T,
-                         bool banded, std::uint64_t seed);
+Series kappa_vs_T_series(const std::string& id, const std::string& title, const std::vector<std::pair<double, LineFit>>& per_T,
+                         bool banded, std::uint64_t seed, const std::string& x_label = "T");
 
 /// Check: every witness pair the search found re-verifies in arb (inconclusive when none was found).
 Check witness_check(const SingleLayerStudy& study, const std::string& id);

@@ -57,7 +57,7 @@ void run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteCont
       [&](const StudyConfigKey& c, int count, std::uint64_t seed) { return min_dot_dataset(c.T, cfg.d, count, seed); }, ctx);
 
   for (int n : cfg.head_dims) {
-    std::vector<std::pair<int, LineFit>> per_T;
+    std::vector<std::pair<double, LineFit>> per_T;
     Series ratio = Series::make("single-over-two-ratio-n" + std::to_string(n),
                                 "M_single / M_two at the single-layer model's error, n = " + std::to_string(n), "T",
                                 "M_single / M_two");

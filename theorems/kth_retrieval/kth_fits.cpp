@@ -85,7 +85,7 @@ void run_kth_fits(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteR
   std::map<std::string, double> smallest_width_error;
   for (int k : cfg.ks)
     for (int n : cfg.head_dims) {
-      std::vector<std::pair<int, LineFit>> per_T;
+      std::vector<std::pair<double, LineFit>> per_T;
       for (int T : cfg.fit_T) {
         const StudyConfigKey c{variant(k), T, n};
         Series e = error_vs_M_series(study, c, "err-vs-M-" + c.variant + "-T" + std::to_string(T) + "-n" + std::to_string(n),
