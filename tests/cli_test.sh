@@ -59,7 +59,9 @@ expect "fit noisy" 0 '"verdict": "inconclusive"' -- "$cli" fit --csv "$work/nois
 "$cli" all --only lemmas --seed 11 --out "$work/a" >/dev/null 2>&1; rc_a=$?
 "$cli" all --only lemmas --seed 11 --out "$work/b" --threads 1 >/dev/null 2>&1; rc_b=$?
 if [[ $rc_a -ne 0 || $rc_b -ne 0 ]]; then echo "FAIL all: exit $rc_a / $rc_b"; fails=$((fails+1)); else passes=$((passes+1)); fi
-if $py - "$work/a/results.json" "$work/b/results.json" <<'PY'
+# same_results A B: the two result files are identical once timings are removed.
+same_results() {
+  $py - "$1" "$2" <<'PY'
 import json, sys
 def strip(j):
     if isinstance(j, dict): return {k: strip(v) for k, v in j.items() if k not in ("elapsed_seconds", "timings")}
@@ -68,7 +70,8 @@ def strip(j):
 a, b = (json.dumps(strip(json.load(open(p))), sort_keys=True) for p in sys.argv[1:3])
 sys.exit(0 if a == b else 1)
 PY
-then passes=$((passes+1)); else echo "FAIL determinism: results differ for the same seed"; fails=$((fails+1)); fi
+}
+if same_results "$work/a/results.json" "$work/b/results.json"; then passes=$((passes+1)); else echo "FAIL determinism: results differ for the same seed"; fails=$((fails+1)); fi
 for f in index.html report.md results.json junit.xml; do
   if [[ -s "$work/a/$f" ]]; then passes=$((passes+1)); else echo "FAIL report: $f missing"; fails=$((fails+1)); fi
 done
@@ -139,16 +142,7 @@ after=$(cat "$work/killed"/*.checkpoint.jsonl | wc -l)
 if [[ $rc -ne 1 && $rc -ne 0 ]] || [[ $after -lt $before ]] || ! grep -q "resuming" <<<"$out"; then
   echo "FAIL resume: rc $rc, checkpoint lines $before -> $after, output: $out"; fails=$((fails+1))
 else passes=$((passes+1)); fi
-if $py - "$work/fresh/result.json" "$work/killed/result.json" <<'PY'
-import json, sys
-def strip(j):
-    if isinstance(j, dict): return {k: strip(v) for k, v in j.items() if k not in ("elapsed_seconds", "timings")}
-    if isinstance(j, list): return [strip(v) for v in j]
-    return j
-a, b = (json.dumps(strip(json.load(open(p))), sort_keys=True) for p in sys.argv[1:3])
-sys.exit(0 if a == b else 1)
-PY
-then passes=$((passes+1)); else echo "FAIL resume determinism: resumed result differs from a fresh run"; fails=$((fails+1)); fi
+if same_results "$work/fresh/result.json" "$work/killed/result.json"; then passes=$((passes+1)); else echo "FAIL resume determinism: resumed result differs from a fresh run"; fails=$((fails+1)); fi
 if $py -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if all(c['verdict']=='pass' for c in d['checks'] if c['id'].startswith('construction.')) else 1)" "$work/fresh/result.json"; then
   passes=$((passes+1)); else echo "FAIL thm1 construction checks did not all pass"; fails=$((fails+1)); fi
 

@@ -5,18 +5,7 @@
 
 using namespace infoflow;
 
-namespace {
-PlanArchitecture arch(int L, std::vector<int> heads, int E, int d, int T, bool positional) {
-  PlanArchitecture a;
-  a.layers = L;
-  a.heads = std::move(heads);
-  a.E = E;
-  a.d = d;
-  a.T = T;
-  a.positional = positional;
-  return a;
-}
-}  // namespace
+constexpr auto arch = &PlanArchitecture::make;
 
 TEST_CASE("Targets parse into their comparison structure", "[infoflow]") {
   const auto a = parse_target("min_{s,t} dot(x[s], x[t])");

@@ -3,6 +3,7 @@
 #include "numerics/util/errors.hpp"
 
 #include <cmath>
+#include <iomanip>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -58,6 +59,12 @@ std::vector<double> double_list_option(const SuiteContext& ctx, const std::strin
   }
   if (out.empty()) throw InputError(name, e.str());
   return out;
+}
+
+std::string number_key(double v) {
+  std::ostringstream o;
+  o << std::setprecision(6) << v;
+  return o.str();
 }
 
 std::vector<double> log_spaced(double first, double last, int n) {

@@ -14,6 +14,8 @@ std::vector<int> int_list_option(const SuiteContext& ctx, const std::string& nam
 /// Comma-separated doubles, each strictly inside (lo, hi).
 std::vector<double> double_list_option(const SuiteContext& ctx, const std::string& name, double lo, double hi,
                                        const std::vector<double>& fallback);
+/// A number as it appears in sweep keys and file names: 6 significant digits ("0.001", "1e-05").
+std::string number_key(double v);
 /// n values from `first` to `last`, evenly spaced in log scale.
 std::vector<double> log_spaced(double first, double last, int n);
 

@@ -6,6 +6,7 @@
 #include "theorems/aggregation_decoding/closest_pair.hpp"
 #include "theorems/aggregation_decoding/packing_bound.hpp"
 #include "theorems/common/single_layer_study.hpp"
+#include "theorems/suite_options.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,12 +23,6 @@ namespace {
 std::string shape_text(const DecodingShape& s) {
   return "T0=" + std::to_string(s.T0) + ",d=" + std::to_string(s.d) + ",E=" + std::to_string(s.E);
 }
-std::string eps_text(double e) {
-  std::ostringstream o;
-  o << std::setprecision(6) << e;
-  return o.str();
-}
-
 std::unique_ptr<AggregationMap> make_map(const std::string& name, const DecodingShape& s, const GridSpec& g, std::uint64_t seed) {
   if (name == "random-linear") return std::make_unique<RandomLinearMap>(s.T0 * s.d, s.E, seed);
   if (name == "positional-average") return std::make_unique<PositionalAverageMap>(s.T0, s.d, s.E, seed);
@@ -71,7 +66,7 @@ void run_closest_pairs(const DecodingConfig& cfg, const SuiteContext& ctx, Suite
     for (double eps : cfg.pair_eps)
       for (const auto& m : kMaps) {
         pts.push_back({sh, eps, m});
-        keys.push_back(shape_text(sh) + ",eps=" + eps_text(eps) + ",map=" + m);
+        keys.push_back(shape_text(sh) + ",eps=" + number_key(eps) + ",map=" + m);
       }
   SweepCheckpoint cp = ctx.checkpoint("closest-pairs", "v1");
   const auto vals = run_sweep("closest pairs", keys, [&](std::size_t i) -> json {

@@ -1,6 +1,7 @@
 #include "theorems/depth_separation/construction_sweep.hpp"
 
 #include "numerics/model/sampled_error.hpp"
+#include "theorems/suite_options.hpp"
 #include "numerics/model/weights_json.hpp"
 #include "theorems/depth_separation/adversarial_families.hpp"
 #include "theorems/depth_separation/certify_construction.hpp"
@@ -17,20 +18,14 @@ using nlohmann::json;
 
 namespace {
 
-std::string eps_text(double eps) {
-  std::ostringstream o;
-  o << std::setprecision(6) << eps;
-  return o.str();
-}
-
 json construction_point(const DepthSeparationConfig& cfg, const SuiteContext& ctx, int T, double eps) {
   const TwoLayerMinDotConstruction c(cfg.d, T, eps);
   const MinDotCertificate cert = certify_two_layer_min_dot(c.model(), T);
   const ParameterCounts counts = parameter_counts(c.model());
-  const std::string name = "thm1-two-layer-d" + std::to_string(cfg.d) + "-T" + std::to_string(T) + "-eps" + eps_text(eps) + ".json";
+  const std::string name = "thm1-two-layer-d" + std::to_string(cfg.d) + "-T" + std::to_string(T) + "-eps" + number_key(eps) + ".json";
   write_json_file((std::filesystem::path(ctx.out_dir) / "weights" / name).string(), weights_to_json(c.model()));
 
-  SplitMix64 rng(derive_seed(ctx.seed, "thm1-families-T" + std::to_string(T) + "-eps" + eps_text(eps)));
+  SplitMix64 rng(derive_seed(ctx.seed, "thm1-families-T" + std::to_string(T) + "-eps" + number_key(eps)));
   const long bits = cfg.mpfr_bits;
   const auto hp = convert_model<mpfr::mpreal>(c.model(), Precision{bits});
   const Target F = min_pairwise_dot_target();
@@ -72,7 +67,7 @@ ConstructionSweepSummary run_construction_sweep(const DepthSeparationConfig& cfg
   std::vector<std::pair<int, double>> points;
   for (int T : cfg.construction_T)
     for (double eps : cfg.eps) {
-      keys.push_back("T=" + std::to_string(T) + ",eps=" + eps_text(eps) + ",d=" + std::to_string(cfg.d));
+      keys.push_back("T=" + std::to_string(T) + ",eps=" + number_key(eps) + ",d=" + std::to_string(cfg.d));
       points.emplace_back(T, eps);
     }
   SweepCheckpoint cp = ctx.checkpoint("construction", "v1");

@@ -20,18 +20,20 @@ DepthSeparationConfig depth_separation_config(const SuiteContext& ctx) {
   c.construction_T = int_list_option(ctx, "--T", 1, quick ? std::vector<int>{2, 4, 8, 16, 64} : std::vector<int>{2, 4, 8, 16, 64, 256});
   c.eps = double_list_option(ctx, "--eps", 0.0, 1.0, quick ? log_spaced(1e-1, 1e-3, 5) : log_spaced(1e-1, 1e-5, 9));
   c.fit_T = int_list_option(ctx, "--fit-T", 1, {2, 3, 4, 6, 8});
-  c.widths = int_list_option(ctx, "--p", 1, std::vector<int>{2, 4, 8, 16, 32});
   c.head_dims = int_list_option(ctx, "--n", 1, {1, 2});
-  if (!quick) {
-    // Sized for about ten minutes on 2 cores (the nightly job runs it).
-    c.samples_per_family = ctx.profile == Profile::Full ? 12 : 20;
-    c.train_samples = 1500;
-    c.valid_samples = 800;
-    c.restarts = 4;
-    c.max_iterations = 200;
-    c.witness_candidates = 2000;
-    c.witness_refine = 6;
-  }
+  auto& s = c.study;
+  s.tag = "thm1";
+  s.d = c.d;
+  s.E = 4;
+  s.widths = int_list_option(ctx, "--p", 1, std::vector<int>{2, 4, 8, 16, 32});
+  // The full and nightly sizes take about ten minutes on 2 cores.
+  s.train_samples = quick ? 800 : 1500;
+  s.valid_samples = quick ? 400 : 800;
+  s.restarts = quick ? 3 : 4;
+  s.max_iterations = quick ? 150 : 200;
+  s.witness_candidates = quick ? 600 : 2000;
+  s.witness_refine = quick ? 3 : 6;
+  if (!quick) c.samples_per_family = ctx.profile == Profile::Full ? 12 : 20;
   return c;
 }
 

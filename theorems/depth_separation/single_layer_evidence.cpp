@@ -37,17 +37,7 @@ Dataset min_dot_dataset(int T, int d, int count, std::uint64_t seed) {
 
 void run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteContext& ctx,
                                const ConstructionSweepSummary& two_layer, SuiteResult& r) {
-  SingleLayerStudySettings s;
-  s.tag = "thm1";
-  s.d = cfg.d;
-  s.E = cfg.fit_state_dim;
-  s.widths = cfg.widths;
-  s.train_samples = cfg.train_samples;
-  s.valid_samples = cfg.valid_samples;
-  s.restarts = cfg.restarts;
-  s.max_iterations = cfg.max_iterations;
-  s.witness_candidates = cfg.witness_candidates;
-  s.witness_refine = cfg.witness_refine;
+  const SingleLayerStudySettings& s = cfg.study;
   std::vector<StudyConfigKey> configs;
   for (int T : cfg.fit_T)
     for (int n : cfg.head_dims) configs.push_back({"min-dot", T, n});
@@ -98,7 +88,7 @@ void run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteCont
     if (!ratio.x.empty()) r.series.push_back(ratio);
     if (!wit.x.empty()) r.series.push_back(wit);
   }
-  r.checks.push_back(fits_learn_check(study, cfg.widths, "single-layer.fits-learn"));
+  r.checks.push_back(fits_learn_check(study, s.widths, "single-layer.fits-learn"));
 
   // Two-layer κ: the construction's fitted slope per T must not grow with T.
   double lo = INFINITY, hi = -INFINITY;

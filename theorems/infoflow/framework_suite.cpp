@@ -23,16 +23,7 @@ using nlohmann::json;
 const double kPaperNmse[5][3] = {{5.89e-5, 5.89e-2, 3.67e-2}, {6.37e-5, 2.64e-2, 2.07e-2}, {6.92e-5, 1.39e-2, 1.30e-2},
                                  {4.69e-4, 4.46e-3, 7.19e-3}, {1.99e-3, 6.26e-3, 7.67e-3}};
 
-PlanArchitecture arch(int L, std::vector<int> heads, int E, int d, int T, bool positional) {
-  PlanArchitecture a;
-  a.layers = L;
-  a.heads = std::move(heads);
-  a.E = E;
-  a.d = d;
-  a.T = T;
-  a.positional = positional;
-  return a;
-}
+constexpr auto arch = &PlanArchitecture::make;
 
 std::string sci(double v) {
   std::ostringstream o;

@@ -29,6 +29,16 @@ struct PlanArchitecture {
   bool positional = false;
   /// Throws InputError naming --layers, --heads, --E, --n, --d or --T.
   void validate() const;
+  static PlanArchitecture make(int layers, std::vector<int> heads, int E, int d, int T, bool positional) {
+    PlanArchitecture a;
+    a.layers = layers;
+    a.heads = std::move(heads);
+    a.E = E;
+    a.d = d;
+    a.T = T;
+    a.positional = positional;
+    return a;
+  }
 };
 
 struct CostExponent {

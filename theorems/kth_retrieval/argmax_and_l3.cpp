@@ -2,6 +2,7 @@
 
 #include "numerics/lemmas/gibbs.hpp"
 #include "numerics/model/sampled_error.hpp"
+#include "theorems/suite_options.hpp"
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/rng.hpp"
 #include "theorems/kth_retrieval/argmax_construction.hpp"
@@ -22,21 +23,15 @@ using mpfr::mpreal;
 
 namespace {
 
-std::string eps_text(double eps) {
-  std::ostringstream o;
-  o << std::setprecision(6) << eps;
-  return o.str();
-}
-
 json argmax_point(const KthRetrievalConfig& cfg, const SuiteContext& ctx, int T, double eps) {
   const OneHeadArgmaxConstruction c(T, eps);
   const ArgmaxCertificate cert = certify_argmax_retrieval(c.model(), T);
-  const std::string file = "weights/thm2-argmax-T" + std::to_string(T) + "-eps" + eps_text(eps) + ".json";
+  const std::string file = "weights/thm2-argmax-T" + std::to_string(T) + "-eps" + number_key(eps) + ".json";
   write_json_file((std::filesystem::path(ctx.out_dir) / file).string(), weights_to_json(c.model()));
   const long bits = 128;
   const auto hp = convert_model<mpreal>(c.model(), Precision{bits});
   const Target F = kth_largest_target(1);
-  SplitMix64 rng(derive_seed(ctx.seed, "thm2-argmax-T" + std::to_string(T) + "-eps" + eps_text(eps)));
+  SplitMix64 rng(derive_seed(ctx.seed, "thm2-argmax-T" + std::to_string(T) + "-eps" + number_key(eps)));
   std::vector<Sequence<mpreal>> random, worst;
   for (int i = 0; i < cfg.random_samples; ++i) {
     Sequence<mpreal> X(T, Vec<mpreal>(1, mpreal(0, bits)));
@@ -66,7 +61,7 @@ void run_argmax_sweep(const KthRetrievalConfig& cfg, const SuiteContext& ctx, Su
   std::vector<std::pair<int, double>> pts;
   for (int T : cfg.argmax_T)
     for (double eps : cfg.eps) {
-      keys.push_back("T=" + std::to_string(T) + ",eps=" + eps_text(eps));
+      keys.push_back("T=" + std::to_string(T) + ",eps=" + number_key(eps));
       pts.emplace_back(T, eps);
     }
   SweepCheckpoint cp = ctx.checkpoint("argmax", "v1");
