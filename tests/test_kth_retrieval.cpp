@@ -53,7 +53,7 @@ TEST_CASE("k = 1: certified bound holds on random and worst-case inputs up to T 
       inputs.push_back(W);
       const SampledError e = sampled_error(hp, kth_largest_target(1), inputs);
       INFO("worst input " << e.worst_input);
-      REQUIRE(e.max_signed <= 0.0);  // the head never overshoots the maximum
+      REQUIRE(e.max_signed <= 1e-40);  // never above the maximum, up to rounding at 160 bits
       REQUIRE(e.max_abs <= cert.bound);
       if (T > 1) REQUIRE(e.max_abs >= cert.bound * (1 - 1e-9));  // the worst case attains S(T, beta)
     }

@@ -79,9 +79,11 @@ void run_argmax_sweep(const KthRetrievalConfig& cfg, const SuiteContext& ctx, Su
     const double eps = v["eps"], cert = v["certified"];
     bounds[keys[i]] = cert;
     cert_ok &= v["hypotheses_ok"].get<bool>() && cert <= eps;
-    // One-sided: the head's output never exceeds the maximum (ŷ − F ≤ 0).
+    // One-sided: the head's output never exceeds the maximum (ŷ − F ≤ 0), up to MPFR's rounding at 128 bits
+    // (a Gibbs mean that has collapsed onto the maximum can round 2^-128 above it).
+    constexpr double kRounding = 1e-30;
     sampled_ok &= v["random_max"].get<double>() <= cert && v["worst_case_max"].get<double>() <= cert &&
-                  v["random_max_signed"].get<double>() <= 0.0 && v["worst_case_max_signed"].get<double>() <= 0.0;
+                  v["random_max_signed"].get<double>() <= kRounding && v["worst_case_max_signed"].get<double>() <= kRounding;
     attained &= v["T"] == 1 || v["worst_case_max"].get<double>() >= cert * (1 - 1e-9);
     no_ffn &= v["M_ffn"] == 0;
     rows.push_back({{"T", v["T"]}, {"eps", eps}, {"beta", v["beta"]}, {"certified", cert},
@@ -98,7 +100,8 @@ void run_argmax_sweep(const KthRetrievalConfig& cfg, const SuiteContext& ctx, Su
   certified.bounds = bounds;
   r.checks.push_back(certified);
   r.checks.push_back({"k1.sampled-below-certified", Grade::Sampled, sampled_ok ? Verdict::Pass : Verdict::Fail,
-                      "MPFR (128-bit) errors on random and worst-case inputs are one-sided (y <= F_1) and below the bound",
+                      "MPFR (128-bit) errors on random and worst-case inputs are one-sided (y <= F_1 + 1e-30, the rounding "
+                      "allowance at 128 bits) and below the bound",
                       rows, {{"relation", "0 <= F_1 - y <= certified"}}});
   r.checks.push_back({"k1.supremum-attained", Grade::Sampled, attained ? Verdict::Pass : Verdict::Fail,
                       "the family (one token at the top, T-1 at the gap g*) attains S(T, beta): the bound is exact",

@@ -96,13 +96,19 @@ void check_l2_l3(SuiteResult& r, std::uint64_t seed, int reps) {
     for (auto& v : s) v = rng.uniform(-1.0, 1.0);
     worst_l3 = std::max(worst_l3, softmax_rank_weight_excess(s, beta));
     const double top = *std::max_element(s.begin(), s.end());
-    double second = -1e300, den = 0.0;
+    double second = -1e300, rest = 0.0;
+    bool seen_top = false;
     for (double v : s) {
-      den += std::exp(beta * (v - top));
-      if (v < top) second = std::max(second, v);
+      if (v == top && !seen_top) {
+        seen_top = true;
+        continue;
+      }
+      rest += std::exp(beta * (v - top));
+      second = std::max(second, v);
     }
-    if (second < -1e299) continue;
-    const double off = 1.0 - 1.0 / den;  // weight off the arg-max (unique top with probability 1)
+    if (!(second < top)) continue;  // a tie at the top: L2 assumes a gap
+    // Off-arg-max weight as rest/(1 + rest): 1 − 1/den would cancel catastrophically when rest is tiny.
+    const double off = rest / (1.0 + rest);
     const double bound = gap_retrieval_off_weight_bound(T, ArbBall(beta, kPrec), ArbBall(top - second, kPrec)).upper();
     worst_l2 = std::max(worst_l2, off / bound);
   }
