@@ -30,6 +30,17 @@ expect "bad precision" 2 "--precision: expected double, mpfr:BITS or arb:BITS" -
 expect "bad precision bits" 2 "--precision" -- "$cli" eval --weights "$work/bad.json" --inputs "$work/bad.json" --precision mpfr:abc
 expect "bad profile" 2 "--profile: expected quick, full or nightly" -- "$cli" all --profile slow --out "$work/x"
 expect "bad threads" 2 "--threads" -- "$cli" all --threads -3 --out "$work/x"
+# eval on exported weights: a bad input value or token shape names the input's path.
+"$cli" thm1 --T 2 --eps 0.1 --fit-T 2 --p 2 --n 1 --out "$work/w" >/dev/null 2>&1
+weights="$work/w/weights/thm1-two-layer-d2-T2-eps0.1.json"
+echo '{"inputs": [[[0.1, 0.2], [0.3, "abc"]]]}' > "$work/in_bad.json"
+echo '{"inputs": [[[0.1, 0.2], [0.3]]]}' > "$work/in_shape.json"
+echo '{"tokens": []}' > "$work/in_key.json"
+echo '{"inputs": [[[0.1, 0.2], [0.3, 0.9]]]}' > "$work/in_ok.json"
+expect "eval bad value" 2 '--inputs inputs\[0\]\[1\]\[1\]: expected a decimal number' -- "$cli" eval --weights "$weights" --inputs "$work/in_bad.json"
+expect "eval bad shape" 2 '--inputs inputs\[0\]\[1\]: expected a token of dimension d = 2' -- "$cli" eval --weights "$weights" --inputs "$work/in_shape.json"
+expect "eval missing key" 2 '--inputs: expected an object with the key' -- "$cli" eval --weights "$weights" --inputs "$work/in_key.json"
+expect "eval arb" 0 '"rad"' -- "$cli" eval --weights "$weights" --inputs "$work/in_ok.json" --precision arb:128
 expect "missing csv" 2 "--csv: cannot open" -- "$cli" fit --csv "$work/none.csv"
 printf 'x,y\n1,2\n2,oops\n' > "$work/junk.csv"
 expect "junk csv" 2 "--csv: line 3" -- "$cli" fit --csv "$work/junk.csv"

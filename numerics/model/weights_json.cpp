@@ -87,20 +87,22 @@ json to_json_impl(const ModelT<S>& m) {
 // ---- reading ----
 [[noreturn]] void bad(const std::string& path, const std::string& what) { throw InputError("weights " + path, what); }
 
-mpfr::mpreal read_scalar(const json& v, const std::string& path, long bits) {
+// `argument` names the document for the error message ("weights ..." or "--inputs ...").
+mpfr::mpreal read_scalar(const json& v, const std::string& path, long bits, const std::string& argument = "weights") {
+  auto fail = [&](const std::string& what) -> mpfr::mpreal { throw InputError(argument + " " + path, what); };
   if (v.is_number()) {
     const double d = v.get<double>();
-    if (!std::isfinite(d)) bad(path, "expected a finite number");
+    if (!std::isfinite(d)) return fail("expected a finite number");
     return mpfr::mpreal(d, bits);
   }
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
     mpfr::mpreal r(0, bits);
     if (mpfr_set_str(r.mpfr_ptr(), s.c_str(), 10, MPFR_RNDN) != 0 || !mpfr::isfinite(r))
-      bad(path, "expected a decimal number, got \"" + s + "\"");
+      return fail("expected a decimal number, got \"" + s + "\"");
     return r;
   }
-  bad(path, "expected a number or a decimal string");
+  return fail("expected a number or a decimal string");
 }
 
 const json& member(const json& j, const std::string& key, const std::string& path) {
@@ -236,25 +238,22 @@ void write_text_file_atomic(const std::string& path, const std::string& text) {
 void write_json_file(const std::string& path, const json& j) { write_text_file_atomic(path, j.dump(2) + "\n"); }
 
 std::vector<std::vector<std::vector<mpfr::mpreal>>> inputs_from_json(const json& j, int d, long bits) {
-  const json& arr = j.is_object() ? member(j, "inputs", "") : j;
-  if (!arr.is_array()) throw InputError("inputs", "expected an array of sequences");
+  if (j.is_object() && !j.contains("inputs")) throw InputError("--inputs", "expected an object with the key \"inputs\"");
+  const json& arr = j.is_object() ? j.at("inputs") : j;
+  if (!arr.is_array()) throw InputError("--inputs", "expected an array of sequences");
   std::vector<std::vector<std::vector<mpfr::mpreal>>> out;
   for (std::size_t s = 0; s < arr.size(); ++s) {
     const std::string sn = "inputs[" + std::to_string(s) + "]";
-    if (!arr[s].is_array() || arr[s].empty()) throw InputError(sn, "expected a non-empty array of tokens");
+    if (!arr[s].is_array() || arr[s].empty()) throw InputError("--inputs " + sn, "expected a non-empty array of tokens");
     std::vector<std::vector<mpfr::mpreal>> seq;
     for (std::size_t t = 0; t < arr[s].size(); ++t) {
       const json& tok = arr[s][t];
       const std::string tn = sn + "[" + std::to_string(t) + "]";
       if (!tok.is_array() || static_cast<int>(tok.size()) != d)
-        throw InputError(tn, "expected a token of dimension d = " + std::to_string(d));
+        throw InputError("--inputs " + tn, "expected a token of dimension d = " + std::to_string(d));
       std::vector<mpfr::mpreal> x;
       for (std::size_t i = 0; i < tok.size(); ++i) {
-        try {
-          x.push_back(read_scalar(tok[i], tn + "[" + std::to_string(i) + "]", bits));
-        } catch (const InputError& e) {
-          throw InputError("inputs", e.what());
-        }
+        x.push_back(read_scalar(tok[i], tn + "[" + std::to_string(i) + "]", bits, "--inputs"));
       }
       seq.push_back(std::move(x));
     }
