@@ -57,7 +57,8 @@ json construction_point(const DepthSeparationConfig& cfg, const SuiteContext& ct
           {"sampled", sampled},
           {"sampled_max", sampled_max},
           {"worst_input", worst},
-          {"tightness_ratio", sampled["l1-worst-case"]["max_abs_error"].get<double>() / cert.total}};
+          // 0 when the certificate failed (its check then fails; no division by a zero bound).
+          {"tightness_ratio", cert.total > 0 ? sampled["l1-worst-case"]["max_abs_error"].get<double>() / cert.total : 0.0}};
 }
 
 }  // namespace
