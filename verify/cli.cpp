@@ -249,7 +249,26 @@ int cmd_all(const GlobalOptions& g, const std::string& only) {
   for (const SuiteInfo* sp : selected) {
     const SuiteInfo& suite = *sp;
     std::fprintf(stderr, "[all] running %s (%s profile)\n", suite.id.c_str(), g.profile.c_str());
-    results.push_back(run_suite(suite, make_context(g, suite, (std::filesystem::path(g.out) / suite.id).string())));
+    const SuiteContext ctx = make_context(g, suite, (std::filesystem::path(g.out) / suite.id).string());
+    try {
+      results.push_back(run_suite(suite, ctx));
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception& e) {
+      // One suite's failure must not cost the others their report: record it as a failed check. Its
+      // finished sweep points stay in the checkpoints, so a rerun resumes.
+      std::fprintf(stderr, "[all] %s stopped: %s\n", suite.id.c_str(), e.what());
+      SuiteResult r;
+      r.suite = suite.id;
+      r.title = suite.title;
+      r.profile = g.profile;
+      r.seed = g.seed;
+      r.command = ctx.command;
+      r.checks.push_back({"suite.completed", Grade::Exact, Verdict::Fail, "the suite ran to completion",
+                          {{"error", e.what()}}, {{"expected", "no error"}}});
+      write_json_file((std::filesystem::path(ctx.out_dir) / "result.json").string(), to_json(r));
+      results.push_back(r);
+    }
   }
   const ReportFiles files = write_report(results, g.out);
   for (const auto& w : files.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
