@@ -205,3 +205,18 @@ TEST_CASE("Exported construction weights, run by the numpy reference, stay withi
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("A narrower model embedded in a wider architecture computes the same function", "[thm1][fit]") {
+  auto rng = test::rng_for("embed");
+  for (int rep = 0; rep < 5 * test::multiplier(); ++rep) {
+    const Model small = random_model(single_layer_fit_architecture(2, 4, 2, 3), rng, 0.8);
+    const Model big = embed_in_wider(small, single_layer_fit_architecture(2, 4, 2, 7), rng.next(), 0.5);
+    REQUIRE(ParamLayout(big.arch).size() > ParamLayout(small.arch).size());
+    for (int k = 0; k < 10; ++k) {
+      const auto X = random_cube_sequence(1 + static_cast<int>(rng.uniform_index(5)), 2, rng);
+      REQUIRE(forward(big, X).y == Approx(forward(small, X).y).epsilon(1e-13));
+    }
+  }
+  REQUIRE_THROWS_AS(embed_in_wider(random_model(single_layer_fit_architecture(2, 4, 2, 7), rng), single_layer_fit_architecture(2, 4, 2, 3), 1, 0.5),
+                    InputError);
+}

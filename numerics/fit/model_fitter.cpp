@@ -29,6 +29,32 @@ void initialise(Model& m, const ParamLayout& layout, SplitMix64& rng, double sca
 
 }  // namespace
 
+Model embed_in_wider(const Model& small, const Architecture& big, std::uint64_t seed, double scale) {
+  const ParamLayout from(small.arch), to(big);
+  if (from.tensors().size() != to.tensors().size())
+    throw InputError("warm start", "the narrower model's architecture does not embed in the wider one");
+  Model m = make_model<double>(big);
+  m.temperatures = small.temperatures;
+  SplitMix64 rng(seed);
+  for (std::size_t k = 0; k < to.tensors().size(); ++k) {
+    const TensorSpec& a = from.tensors()[k];
+    const TensorSpec& b = to.tensors()[k];
+    if (a.name != b.name || a.rows > b.rows || a.cols > b.cols)
+      throw InputError("warm start", "tensor " + b.name + " of the wider model is smaller than the narrower one's");
+    const bool hidden_bias = b.is_vector && b.name.size() >= 3 && b.name.compare(b.name.size() - 3, 3, ".b1") == 0;
+    const bool input_weights = b.name.size() >= 3 && b.name.compare(b.name.size() - 3, 3, ".W1") == 0;
+    for (int r = 0; r < b.rows; ++r)
+      for (int c = 0; c < b.cols; ++c) {
+        double& dst = m.params[b.offset + static_cast<std::size_t>(r) * b.cols + c];
+        if (r < a.rows && c < a.cols) dst = small.params[a.offset + static_cast<std::size_t>(r) * a.cols + c];
+        else if (input_weights) dst = rng.uniform(-1, 1) * scale * std::sqrt(3.0 / std::max(1, b.cols));
+        else if (hidden_bias) dst = rng.uniform(0.0, 0.2 * scale);
+        else dst = 0.0;  // output weights of new units (W2 columns) and nothing else: the function is unchanged
+      }
+  }
+  return m;
+}
+
 ErrorStats model_errors(const Model& m, const Dataset& data) {
   const ParamLayout layout(m.arch);
   ErrorStats e;
@@ -59,7 +85,8 @@ ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, 
   for (int r = 0; r < o.restarts; ++r) {
     SplitMix64 rng(derive_seed(o.seed, "restart-" + std::to_string(r)));
     Model m = make_model<double>(arch);
-    initialise(m, layout, rng, o.init_scale, o.temperature);
+    if (r == 0 && o.warm_start) m = embed_in_wider(*o.warm_start, arch, derive_seed(o.seed, "embed"), o.init_scale);
+    else initialise(m, layout, rng, o.init_scale, o.temperature);
     ceres::Problem problem;
     for (std::size_t i = 0; i < train.y.size(); ++i)
       problem.AddResidualBlock(new SingleLayerResidual(grad, m.temperatures, train.X[i], train.y[i], P), nullptr, m.params.data());

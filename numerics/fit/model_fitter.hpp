@@ -26,6 +26,9 @@ struct ModelFitOptions {
   std::uint64_t seed = 1;
   int threads = 1;
   double temperature = 1.0;  // fixed: redundant with the scale of Q in a fit
+  /// When set, restart 0 starts from this narrower model embedded in the wider architecture (same function:
+  /// the new hidden units have zero output weights), so a width sweep never loses what a narrower fit found.
+  const Model* warm_start = nullptr;
 };
 
 struct ErrorStats {
@@ -41,6 +44,10 @@ struct ModelFitResult {
   std::vector<double> restart_valid_rmse;  // NaN for a restart whose fit diverged
   int iterations = 0;
 };
+
+/// `small` embedded in `big` (same shapes but wider FFNs): shared entries copied, new hidden units with random
+/// input weights (uniform ±scale/√fan_in, small positive biases) and zero output weights. Same function.
+Model embed_in_wider(const Model& small, const Architecture& big, std::uint64_t seed, double scale);
 
 ErrorStats model_errors(const Model& m, const Dataset& data);
 

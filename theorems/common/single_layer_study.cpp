@@ -33,30 +33,44 @@ std::string file_safe(std::string s) {
   return s;
 }
 
-json fit_point(const SingleLayerStudySettings& s, const StudyConfigKey& c, int p, const DatasetMaker& make_dataset,
-               const SuiteContext& ctx) {
-  const Architecture arch = single_layer_fit_architecture(s.d, s.E, c.n, p);
+// Every width of one configuration, narrowest first; each width's first restart starts from the previous
+// width's best model embedded (same function), so a wider fit never does worse on its training data.
+json fit_configuration(const SingleLayerStudySettings& s, const StudyConfigKey& c, const DatasetMaker& make_dataset,
+                       const SuiteContext& ctx) {
   // The data depend on the configuration only, so every width sees the same samples.
   const Dataset train = make_dataset(c, s.train_samples, derive_seed(ctx.seed, s.tag + "-train-" + c.variant + "-T" + std::to_string(c.T)));
   const Dataset valid = make_dataset(c, s.valid_samples, derive_seed(ctx.seed, s.tag + "-valid-" + c.variant + "-T" + std::to_string(c.T)));
-  ModelFitOptions o;
-  o.restarts = s.restarts;
-  o.max_iterations = s.max_iterations;
-  o.seed = derive_seed(ctx.seed, s.tag + "-fit-" + c.key() + ",p=" + std::to_string(p));
-  o.threads = 1;  // sweep points already run in parallel
-  const ModelFitResult fit = fit_single_layer(arch, train, valid, o);
   double mean = 0, var = 0;
   for (double y : valid.y) mean += y / static_cast<double>(valid.y.size());
   for (double y : valid.y) var += (y - mean) * (y - mean) / static_cast<double>(valid.y.size());
-  const ParameterCounts counts = parameter_counts(fit.model);
-  const std::string file = "weights/" + s.tag + "-single-" + file_safe(c.key()) + "-p" + std::to_string(p) + ".json";
-  const json weights = weights_to_json(fit.model);
-  write_json_file((std::filesystem::path(ctx.out_dir) / file).string(), weights);
-  return {{"variant", c.variant}, {"T", c.T}, {"n", c.n}, {"p", p}, {"M_ffn", counts.ffn}, {"M_total", counts.total},
-          {"max_abs_weight", counts.max_abs_weight}, {"train_rmse", fit.train.rmse}, {"train_max", fit.train.max_abs},
-          {"valid_rmse", fit.valid.rmse}, {"valid_max", fit.valid.max_abs}, {"valid_target_std", std::sqrt(var)},
-          {"best_restart", fit.best_restart}, {"restart_valid_rmse", fit.restart_valid_rmse},
-          {"iterations", fit.iterations}, {"weights_file", file}, {"weights", weights}};
+  std::vector<int> widths = s.widths;
+  std::sort(widths.begin(), widths.end());
+  json out = json::array();
+  Model previous;
+  bool have_previous = false;
+  for (int p : widths) {
+    const Architecture arch = single_layer_fit_architecture(s.d, s.E, c.n, p);
+    ModelFitOptions o;
+    o.restarts = s.restarts;
+    o.max_iterations = s.max_iterations;
+    o.seed = derive_seed(ctx.seed, s.tag + "-fit-" + c.key() + ",p=" + std::to_string(p));
+    o.threads = 1;  // configurations already run in parallel
+    o.warm_start = have_previous ? &previous : nullptr;
+    const ModelFitResult fit = fit_single_layer(arch, train, valid, o);
+    const ParameterCounts counts = parameter_counts(fit.model);
+    const std::string file = "weights/" + s.tag + "-single-" + file_safe(c.key()) + "-p" + std::to_string(p) + ".json";
+    const json weights = weights_to_json(fit.model);
+    write_json_file((std::filesystem::path(ctx.out_dir) / file).string(), weights);
+    out.push_back({{"variant", c.variant}, {"T", c.T}, {"n", c.n}, {"p", p}, {"M_ffn", counts.ffn}, {"M_total", counts.total},
+                   {"max_abs_weight", counts.max_abs_weight}, {"train_rmse", fit.train.rmse}, {"train_max", fit.train.max_abs},
+                   {"valid_rmse", fit.valid.rmse}, {"valid_max", fit.valid.max_abs}, {"valid_target_std", std::sqrt(var)},
+                   {"best_restart", fit.best_restart}, {"warm_started", have_previous},
+                   {"restart_valid_rmse", fit.restart_valid_rmse}, {"iterations", fit.iterations}, {"weights_file", file},
+                   {"weights", weights}});
+    previous = fit.model;
+    have_previous = true;
+  }
+  return out;
 }
 
 json witness_point(const SingleLayerStudySettings& s, const StudyConfigKey& c, const json& fitted, const Target& F,
@@ -89,25 +103,14 @@ json witness_point(const SingleLayerStudySettings& s, const StudyConfigKey& c, c
 SingleLayerStudy run_single_layer_study(const SingleLayerStudySettings& s, const std::vector<StudyConfigKey>& configs,
                                         const TargetFor& target_for, const DatasetMaker& make_dataset,
                                         const SuiteContext& ctx) {
-  struct Point {
-    StudyConfigKey c;
-    int p;
-  };
-  std::vector<Point> points;
   std::vector<std::string> keys;
-  // Widest first: the slowest points start early and the load balances across threads.
-  std::vector<int> widths = s.widths;
-  std::sort(widths.rbegin(), widths.rend());
-  for (const auto& c : configs)
-    for (int p : widths) {
-      points.push_back({c, p});
-      keys.push_back(c.key() + ",p=" + std::to_string(p));
-    }
-  SweepCheckpoint cp = ctx.checkpoint(s.tag + "-single-layer-fits", "v2");
+  for (const auto& c : configs) keys.push_back(c.key());
+  SweepCheckpoint cp = ctx.checkpoint(s.tag + "-single-layer-fits", "v3");
   SingleLayerStudy study;
-  study.fits = run_sweep("single-layer fits", keys,
-                         [&](std::size_t i) { return fit_point(s, points[i].c, points[i].p, make_dataset, ctx); }, cp,
-                         ctx.threads, ctx.progress);
+  for (const auto& per_config : run_sweep("single-layer fits", keys,
+                                          [&](std::size_t i) { return fit_configuration(s, configs[i], make_dataset, ctx); },
+                                          cp, ctx.threads, ctx.progress))
+    for (const auto& f : per_config) study.fits.push_back(f);
 
   std::vector<json> widest;
   std::vector<std::string> wkeys;
@@ -117,7 +120,7 @@ SingleLayerStudy run_single_layer_study(const SingleLayerStudySettings& s, const
     widest.push_back(f.back());
     wkeys.push_back(c.key());
   }
-  SweepCheckpoint wcp = ctx.checkpoint(s.tag + "-witnesses", "v2");
+  SweepCheckpoint wcp = ctx.checkpoint(s.tag + "-witnesses", "v3");
   study.witnesses = run_sweep("witness search", wkeys,
                               [&](std::size_t i) {
                                 const json& f = widest[i];
