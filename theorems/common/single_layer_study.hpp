@@ -2,6 +2,9 @@
 // The single-layer evidence machinery shared by Theorems 1 and 2 (SPEC §3, §4): fit single-layer models
 // of several widths with Ceres for each configuration, search witnesses on the widest model, certify
 // them in arb, and turn the fits into error-vs-M series and apparent exponents κ = −1/slope.
+// Widths of one configuration are fitted narrowest first, and each width's first restart starts from the
+// previous width's best model embedded in the wider shape (the same function), so the sequence of fitted
+// models is nested; configurations run in parallel and are the unit of checkpointing.
 #include "numerics/fit/model_fitter.hpp"
 #include "numerics/model/target.hpp"
 #include "theorems/suite.hpp"
