@@ -184,8 +184,12 @@ Series kappa_vs_T_series(const std::string& id, const std::string& title, const 
   }
   if (kappa.x.size() >= 3) kappa.fit = fit_line(kappa.x, kappa.y, FitOptions{seed});
   if (banded) {
+    // Fitted models only bound the optimal cost from above, so a falling κ line cannot refute a lower
+    // bound: the verdict is pass (κ rises, bounded intervals) or inconclusive, never fail.
     kappa.band = Interval{0.0, INFINITY};
-    kappa.verdict = kappa.fit && all_bounded ? judge_interval(kappa.fit->interval, *kappa.band) : Verdict::Inconclusive;
+    kappa.verdict = kappa.fit && all_bounded && judge_interval(kappa.fit->interval, *kappa.band) == Verdict::Pass
+                        ? Verdict::Pass
+                        : Verdict::Inconclusive;
   }
   kappa.note = std::string(all_bounded ? "" : "Some kappa(T) intervals are unbounded (the error did not demonstrably fall "
                                               "with M), so no verdict is drawn from the line through them. ") +
