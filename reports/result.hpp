@@ -86,6 +86,13 @@ struct SuiteResult {
   Verdict overall() const;
 };
 
+/// The check with the certified bounds it rests on (for `regress`): upper bounds, or lower bounds.
+inline Check with_bounds(Check c, std::map<std::string, double> bounds, bool upper = true) {
+  c.bounds = std::move(bounds);
+  c.bounds_are_upper = upper;
+  return c;
+}
+
 /// A check built from a fit: the verdict of its interval against the band (SPEC §1).
 Check check_from_fit(const std::string& id, const std::string& statement, const LineFit& fit, const Interval& band);
 

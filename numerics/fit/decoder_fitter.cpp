@@ -1,5 +1,7 @@
 #include "numerics/fit/decoder_fitter.hpp"
 
+#include "numerics/fit/restarts.hpp"
+
 #include "numerics/util/errors.hpp"
 #include "numerics/util/rng.hpp"
 
@@ -105,15 +107,7 @@ DecoderFitResult fit_ffn_decoder(int E, int p, int out, const DecoderData& train
     ceres::Problem problem;
     for (std::size_t i = 0; i < train.v.size(); ++i)
       problem.AddResidualBlock(new DecoderResidual(d, train.v[i], train.y[i]), nullptr, d.params.data());
-    ceres::Solver::Options so;
-    so.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
-    so.linear_solver_type = ceres::DENSE_NORMAL_CHOLESKY;
-    so.max_num_iterations = o.max_iterations;
-    so.num_threads = 1;
-    so.logging_type = ceres::SILENT;
-    so.function_tolerance = 1e-12;
-    so.gradient_tolerance = 1e-14;
-    so.parameter_tolerance = 1e-12;
+    const ceres::Solver::Options so = levenberg_marquardt_options(o.max_iterations);
     ceres::Solver::Summary summary;
     ceres::Solve(so, &problem, &summary);
     tr[r] = decoder_errors(d, train);
@@ -121,9 +115,9 @@ DecoderFitResult fit_ffn_decoder(int E, int p, int out, const DecoderData& train
     fits[r] = std::move(d);
   }
   DecoderFitResult out_fit;
-  for (int r = 0; r < o.restarts; ++r)
-    if (std::isfinite(va[r].rmse) && (out_fit.best_restart < 0 || va[r].rmse < va[out_fit.best_restart].rmse)) out_fit.best_restart = r;
-  if (out_fit.best_restart < 0) throw NumericError("every restart of the decoder fit diverged");
+  std::vector<double> rmse;
+  for (const auto& e : va) rmse.push_back(e.rmse);
+  out_fit.best_restart = best_restart(rmse, "decoder fit");
   out_fit.decoder = fits[out_fit.best_restart];
   out_fit.train = tr[out_fit.best_restart];
   out_fit.valid = va[out_fit.best_restart];

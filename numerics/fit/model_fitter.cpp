@@ -1,5 +1,6 @@
 #include "numerics/fit/model_fitter.hpp"
 
+#include "numerics/fit/restarts.hpp"
 #include "numerics/fit/single_layer_residual.hpp"
 #include "numerics/model/forward.hpp"
 #include "numerics/util/errors.hpp"
@@ -90,17 +91,7 @@ ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, 
     ceres::Problem problem;
     for (std::size_t i = 0; i < train.y.size(); ++i)
       problem.AddResidualBlock(new SingleLayerResidual(grad, m.temperatures, train.X[i], train.y[i], P), nullptr, m.params.data());
-    ceres::Solver::Options so;
-    so.minimizer_type = ceres::TRUST_REGION;
-    so.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
-    so.linear_solver_type = ceres::DENSE_NORMAL_CHOLESKY;
-    so.max_num_iterations = o.max_iterations;
-    so.num_threads = 1;
-    so.logging_type = ceres::SILENT;
-    so.minimizer_progress_to_stdout = false;
-    so.function_tolerance = 1e-12;
-    so.gradient_tolerance = 1e-14;
-    so.parameter_tolerance = 1e-12;
+    const ceres::Solver::Options so = levenberg_marquardt_options(o.max_iterations);
     ceres::Solver::Summary summary;
     ceres::Solve(so, &problem, &summary);
     iterations[r] = static_cast<int>(summary.iterations.size());
@@ -110,12 +101,8 @@ ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, 
   }
 
   ModelFitResult out;
-  for (int r = 0; r < o.restarts; ++r) {
-    out.restart_valid_rmse.push_back(valid_err[r].rmse);
-    if (!std::isfinite(valid_err[r].rmse)) continue;
-    if (out.best_restart < 0 || valid_err[r].rmse < valid_err[out.best_restart].rmse) out.best_restart = r;
-  }
-  if (out.best_restart < 0) throw NumericError("every restart of the fit diverged (non-finite validation error)");
+  for (int r = 0; r < o.restarts; ++r) out.restart_valid_rmse.push_back(valid_err[r].rmse);
+  out.best_restart = best_restart(out.restart_valid_rmse, "fit");
   out.model = models[out.best_restart];
   out.train = train_err[out.best_restart];
   out.valid = valid_err[out.best_restart];

@@ -1,6 +1,5 @@
 #include "numerics/fit/single_layer_gradient.hpp"
 
-#include "numerics/model/forward.hpp"
 #include "numerics/util/errors.hpp"
 
 #include <algorithm>
@@ -82,12 +81,6 @@ V map_backward(const double* p, const MapOffsets& m, const V& x, const MapTape& 
 
 SingleLayerGradient::SingleLayerGradient(const ParamLayout& layout) : L_(layout) {
   if (layout.layers().size() != 1) throw InputError("model", "the analytic gradient covers single-layer models only");
-}
-
-std::vector<double> SingleLayerGradient::cls_state(const double* params, const std::vector<double>& temperatures,
-                                                   const std::vector<std::vector<double>>& X) const {
-  const ModelT<double> m{L_.arch(), std::vector<double>(params, params + L_.size()), temperatures, Precision{}};
-  return forward(m, L_, X).cls_state;
 }
 
 double SingleLayerGradient::evaluate(const double* params, const std::vector<double>& temperatures,

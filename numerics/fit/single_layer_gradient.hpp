@@ -17,9 +17,6 @@ class SingleLayerGradient {
   double evaluate(const double* params, const std::vector<double>& temperatures,
                   const std::vector<std::vector<double>>& X, double* grad) const;
 
-  /// The pre-readout state c (what lemma L4 calls the FFN input).
-  std::vector<double> cls_state(const double* params, const std::vector<double>& temperatures,
-                                const std::vector<std::vector<double>>& X) const;
 
  private:
   const ParamLayout& L_;

@@ -10,25 +10,26 @@ namespace infoflow {
 namespace {
 using mpfr::mpreal;
 Sequence<mpreal> zeros(int T, int d, long bits) { return Sequence<mpreal>(T, Vec<mpreal>(d, mpreal(0, bits))); }
+// A T × d sequence whose every coordinate is drawn by `coordinate` (in token-major order).
+template <class Draw>
+Sequence<mpreal> draw_sequence(int T, int d, long bits, Draw coordinate) {
+  auto X = zeros(T, d, bits);
+  for (auto& x : X)
+    for (auto& v : x) v = mpreal(coordinate(), bits);
+  return X;
+}
 }  // namespace
 
 InputFamily random_cube_family(int T, int d, int count, SplitMix64& rng, long bits) {
   InputFamily f{"random-cube", "tokens uniform in [0,1]^d", {}};
-  for (int k = 0; k < count; ++k) {
-    auto X = zeros(T, d, bits);
-    for (auto& x : X)
-      for (auto& v : x) v = mpreal(rng.uniform(), bits);
-    f.inputs.push_back(X);
-  }
+  for (int k = 0; k < count; ++k) f.inputs.push_back(draw_sequence(T, d, bits, [&] { return rng.uniform(); }));
   return f;
 }
 
 InputFamily near_tie_family(int T, int d, int count, SplitMix64& rng, long bits) {
   InputFamily f{"near-tie", "the minimising pair nearly tied: a small token and a copy moved by 1e-6..1e-30", {}};
   for (int k = 0; k < count; ++k) {
-    auto X = zeros(T, d, bits);
-    for (auto& x : X)
-      for (auto& v : x) v = mpreal(rng.uniform(0.3, 1.0), bits);
+    auto X = draw_sequence(T, d, bits, [&] { return rng.uniform(0.3, 1.0); });
     const mpreal delta = mpfr::pow(mpreal(10, bits), mpreal(-rng.uniform(6.0, 30.0), bits));
     for (int i = 0; i < d; ++i) {
       X[0][i] = mpreal(rng.uniform(0.05, 0.3), bits);
@@ -44,15 +45,11 @@ InputFamily near_tie_family(int T, int d, int count, SplitMix64& rng, long bits)
 
 InputFamily faces_corners_family(int T, int d, int count, SplitMix64& rng, long bits) {
   InputFamily f{"faces-corners", "every coordinate 0, 1 or uniform (faces, edges, corners of the cube)", {}};
-  for (int k = 0; k < count; ++k) {
-    auto X = zeros(T, d, bits);
-    for (auto& x : X)
-      for (auto& v : x) {
-        const auto c = rng.uniform_index(3);
-        v = mpreal(c == 0 ? 0.0 : c == 1 ? 1.0 : rng.uniform(), bits);
-      }
-    f.inputs.push_back(X);
-  }
+  for (int k = 0; k < count; ++k)
+    f.inputs.push_back(draw_sequence(T, d, bits, [&] {
+      const auto c = rng.uniform_index(3);
+      return c == 0 ? 0.0 : c == 1 ? 1.0 : rng.uniform();
+    }));
   return f;
 }
 

@@ -94,12 +94,10 @@ ConstructionSweepSummary run_construction_sweep(const DepthSeparationConfig& cfg
     tight_rows.push_back({{"T", v["T"]}, {"eps", eps}, {"ratio", tight}});
     widths_by_eps[eps].insert(v["ffn_width"].get<int>());
   }
-  Check certified{"construction.certified-within-eps", Grade::Certified, certified_ok ? Verdict::Pass : Verdict::Fail,
+  r.checks.push_back(with_bounds({"construction.certified-within-eps", Grade::Certified, certified_ok ? Verdict::Pass : Verdict::Fail,
                   "for every (T, eps): the lemmas' hypotheses hold on the actual weights and the certified sup error "
                   "over [0,1]^{T*d} (L5 pieces in arb + S(T,beta1) + S(T,beta2)) is <= eps",
-                  cert_rows, {{"relation", "certified <= eps"}}};
-  certified.bounds = bounds;
-  r.checks.push_back(certified);
+                  cert_rows, {{"relation", "certified <= eps"}}}, bounds));
   r.checks.push_back({"construction.sampled-below-certified", Grade::Sampled, sampled_ok ? Verdict::Pass : Verdict::Fail,
                       "MPFR (128-bit) error on random, near-tie, face/corner and L1-worst-case inputs never exceeds the "
                       "certified bound",

@@ -177,7 +177,7 @@ std::vector<HeadAssignment> modes_for(const Context& c) {
   return m;
 }
 
-std::string set_text(const Knowledge& k, bool token, int layer, const ComparisonStructure& s) {
+std::string set_text(const Knowledge& k, bool token, const ComparisonStructure& s) {
   if (k.all) return "{1..T}";
   std::string out = token ? "{t" : "{";
   bool first = !token;
@@ -190,7 +190,6 @@ std::string set_text(const Knowledge& k, bool token, int layer, const Comparison
       out += (first ? "" : ", ") + std::to_string(p);
       first = false;
     }
-  (void)layer;
   return out + "}";
 }
 
@@ -294,8 +293,8 @@ Plan plan_target(const ParsedTarget& target, const PlanArchitecture& arch) {
     cls = ncls;
     tok_size = tok.all ? arch.T : ntok_size;
     cls_size = cls.all ? arch.T : ncls_size;
-    plan.info_sets.push_back({l + 1, "token t", set_text(tok, true, l + 1, target.structure), "<= " + std::to_string(tok_size)});
-    plan.info_sets.push_back({l + 1, "CLS", set_text(cls, false, l + 1, target.structure), "<= " + std::to_string(cls_size)});
+    plan.info_sets.push_back({l + 1, "token t", set_text(tok, true, target.structure), "<= " + std::to_string(tok_size)});
+    plan.info_sets.push_back({l + 1, "CLS", set_text(cls, false, target.structure), "<= " + std::to_string(cls_size)});
   }
   return plan;
 }

@@ -94,11 +94,9 @@ void run_argmax_sweep(const KthRetrievalConfig& cfg, const SuiteContext& ctx, Su
       beta.y.push_back(v["beta"].get<double>());
     }
   }
-  Check certified{"k1.certified-within-eps", Grade::Certified, cert_ok ? Verdict::Pass : Verdict::Fail,
+  r.checks.push_back(with_bounds({"k1.certified-within-eps", Grade::Certified, cert_ok ? Verdict::Pass : Verdict::Fail,
                   "k = 1: for every (T, eps), hypotheses hold on the weights and 0 <= F_1 - y <= S(T, beta) <= eps "
-                  "over [0,1]^T, by temperature alone", rows, {{"relation", "certified <= eps"}}};
-  certified.bounds = bounds;
-  r.checks.push_back(certified);
+                  "over [0,1]^T, by temperature alone", rows, {{"relation", "certified <= eps"}}}, bounds));
   r.checks.push_back({"k1.sampled-below-certified", Grade::Sampled, sampled_ok ? Verdict::Pass : Verdict::Fail,
                       "MPFR (128-bit) errors on random and worst-case inputs are one-sided (y <= F_1 + 1e-30, the rounding "
                       "allowance at 128 bits) and below the bound",
@@ -124,7 +122,7 @@ void run_no_temperature_checks(const KthRetrievalConfig& cfg, const SuiteContext
       for (double v : cfg.l3_values) {
         const NoTemperatureCertificate c = certify_no_temperature(T, k, v, cfg.beta_grid);
         bounded_away &= c.certified_infimum > 0 && c.grid_respects_infimum;
-        infima["T=" + std::to_string(T) + ",k=" + std::to_string(k) + ",v=" + std::to_string(v)] = c.certified_infimum;
+        infima["T=" + std::to_string(T) + ",k=" + std::to_string(k) + ",v=" + number_key(v)] = c.certified_infimum;
         nonmonotone_isolates &= c.grid_min_nonmonotone < c.certified_infimum / 100;
         rows.push_back({{"T", T}, {"k", k}, {"v", v}, {"certified_infimum", c.certified_infimum},
                         {"grid_min_linear", c.grid_min_linear}, {"limit_beta_inf", c.limit_beta_infinity},
@@ -132,13 +130,10 @@ void run_no_temperature_checks(const KthRetrievalConfig& cfg, const SuiteContext
       }
     }
   }
-  Check l3{"L3.bounded-away-from-zero", Grade::Certified, bounded_away ? Verdict::Pass : Verdict::Fail,
+  r.checks.push_back(with_bounds({"L3.bounded-away-from-zero", Grade::Certified, bounded_away ? Verdict::Pass : Verdict::Fail,
            "k >= 2, family (top k-1 tokens at 1, the rest at v): for every monotone score and every beta, one "
            "head's raw output misses F_k by at least (1-v)(k-1)/T (arb; the beta grid and the limit agree)",
-           rows, {{"relation", "inf_beta error >= (1-v)(k-1)/T > 0"}}};
-  l3.bounds = infima;
-  l3.bounds_are_upper = false;
-  r.checks.push_back(l3);
+           rows, {{"relation", "inf_beta error >= (1-v)(k-1)/T > 0"}}}, infima, false));
   r.checks.push_back({"L3.needs-monotonicity", Grade::Certified, nonmonotone_isolates ? Verdict::Pass : Verdict::Fail,
                       "with the non-monotone score -(x-v)^2 the same family is retrieved to within 1% of that bound at "
                       "some beta on the grid (arb upper end): L3's hypothesis is needed",

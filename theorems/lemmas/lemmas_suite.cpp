@@ -7,6 +7,7 @@
 #include "numerics/model/precision_consistency.hpp"
 #include "numerics/model/random_model.hpp"
 #include "theorems/suite.hpp"
+#include "theorems/suite_options.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -133,13 +134,11 @@ void check_l5(SuiteResult& r) {
     const bool tight = cert.upper() <= bound.upper() * (1 + 1e-9) && cert.upper() >= bound.lower() * (1 - 1e-9);
     ok &= tight;
     measured.push_back({{"a", a}, {"b", b}, {"m", m}, {"certified_sup", cert.upper()}, {"bound", bound.mid()}});
-    bounds["a=" + std::to_string(a) + ",b=" + std::to_string(b) + ",m=" + std::to_string(m)] = cert.upper();
+    bounds["a=" + number_key(a) + ",b=" + number_key(b) + ",m=" + std::to_string(m)] = cert.upper();
   }
-  Check c{"L5.interpolant-error", Grade::Certified, pass_if(ok),
+  r.checks.push_back(with_bounds({"L5.interpolant-error", Grade::Certified, pass_if(ok),
           "certified sup |interpolant - z^2| of the rounded ReLU weights equals (b-a)^2/(4m^2) within 1e-9",
-          measured, {{"relative_tolerance", 1e-9}}};
-  c.bounds = bounds;
-  r.checks.push_back(c);
+          measured, {{"relative_tolerance", 1e-9}}}, bounds));
 }
 
 void check_precisions(SuiteResult& r, std::uint64_t seed, int reps) {
