@@ -130,7 +130,7 @@ std::vector<SuiteResult> load_results(const std::string& path, const std::string
       try {
         return collect_results(path);
       } catch (const InputError& e) {
-        throw InputError(argument, e.what());
+        throw InputError(argument, e.expectation());
       }
     }
   }
@@ -143,7 +143,7 @@ std::vector<SuiteResult> load_results(const std::string& path, const std::string
       out.push_back(suite_result_from_json(j));
     }
   } catch (const InputError& e) {
-    throw InputError(argument, "'" + file + "': " + e.what());
+    throw InputError(argument, "'" + file + "': " + e.expectation());
   } catch (const nlohmann::json::exception& e) {
     throw InputError(argument, "'" + file + "': malformed results (" + std::string(e.what()) + ")");
   }

@@ -124,18 +124,28 @@ std::string junit_xml(const std::vector<SuiteResult>& results) {
 
 }  // namespace
 
+constexpr int kMaxResultDepth = 3;
+
 std::vector<SuiteResult> collect_results(const std::string& dir) {
-  if (!fs::is_directory(dir)) throw InputError("--results", "'" + dir + "' is not a directory");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError("--results", "'" + dir + "' is not a directory");
+  // result.json files sit at most kMaxResultDepth folders down (OUT/SUITE/result.json); deeper
+  // trees, unreadable folders and symbolic links are not searched.
   std::vector<std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && e.path().filename() == "result.json") files.push_back(e.path().string());
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    if (it.depth() >= kMaxResultDepth) it.disable_recursion_pending();
+    std::error_code type_ec;
+    if (it->path().filename() == "result.json" && it->is_regular_file(type_ec)) files.push_back(it->path().string());
+  }
+  if (ec) throw InputError("--results", "cannot list '" + dir + "' (" + ec.message() + ")");
   std::sort(files.begin(), files.end());
   std::vector<SuiteResult> out;
   for (const auto& f : files) {
     try {
       out.push_back(suite_result_from_json(read_json_file(f, "--results")));
     } catch (const InputError& e) {
-      throw InputError("--results", "'" + f + "': " + e.what());
+      throw InputError("--results", e.argument() == "--results" ? e.expectation() : "'" + f + "': " + e.expectation());
     }
   }
   return out;

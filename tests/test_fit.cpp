@@ -35,7 +35,7 @@ TEST_CASE("The fitter recovers known slopes within its interval", "[fit]") {
   REQUIRE(covered >= trials * 9 / 10);
 }
 
-TEST_CASE("Exact power laws pass a band around their slope; noisy data is inconclusive", "[fit]") {
+TEST_CASE("Exact power laws pass a band around their slope, and noisy data is inconclusive", "[fit]") {
   std::vector<double> x, y;
   for (int i = 0; i < 6; ++i) x.push_back(std::pow(10.0, i * 0.5)), y.push_back(2 * std::sqrt(x.back()));
   const LineFit exact = fit_loglog(x, y);

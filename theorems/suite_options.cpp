@@ -18,6 +18,14 @@ std::vector<std::string> split_commas(const std::string& s) {
   while (std::getline(ss, item, ',')) out.push_back(item);
   return out;
 }
+// A value given twice would be one sweep point under two names (and one checkpoint key).
+template <class V>
+void reject_duplicates(const std::vector<V>& values, const std::string& name) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (number_key(static_cast<double>(values[i])) == number_key(static_cast<double>(values[j])))
+        throw InputError(name, "expected distinct values, got " + number_key(static_cast<double>(values[i])) + " twice");
+}
 }  // namespace
 
 std::vector<int> int_list_option(const SuiteContext& ctx, const std::string& name, int min_value,
@@ -37,6 +45,7 @@ std::vector<int> int_list_option(const SuiteContext& ctx, const std::string& nam
     }
   }
   if (out.empty()) throw InputError(name, expected);
+  reject_duplicates(out, name);
   return out;
 }
 
@@ -58,13 +67,18 @@ std::vector<double> double_list_option(const SuiteContext& ctx, const std::strin
     }
   }
   if (out.empty()) throw InputError(name, e.str());
+  reject_duplicates(out, name);
   return out;
 }
 
+// Six significant digits when they read back as the same double (the keys existing checkpoints and
+// baselines hold), more when needed: distinct values never share a key.
 std::string number_key(double v) {
-  std::ostringstream o;
-  o << std::setprecision(6) << v;
-  return o.str();
+  for (int digits = 6;; ++digits) {
+    std::ostringstream o;
+    o << std::setprecision(digits) << v;
+    if (digits >= 17 || std::strtod(o.str().c_str(), nullptr) == v) return o.str();
+  }
 }
 
 std::vector<double> log_spaced(double first, double last, int n) {

@@ -6,6 +6,8 @@
 #include "numerics/model/forward.hpp"
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
+#include "numerics/util/file_io.hpp"
+#include "numerics/util/xy_csv.hpp"
 #include "reports/regression.hpp"
 #include "theorems/infoflow/planner.hpp"
 #include "reports/report_writer.hpp"
@@ -16,6 +18,10 @@
 #include <glog/logging.h>
 #include <omp.h>
 
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -31,8 +37,13 @@ namespace {
 constexpr int kExitCheckFailed = 1;
 constexpr int kExitBadInput = 2;
 constexpr int kExitInternal = 3;
+// More threads than this is a typo, not a machine (libgomp would try to allocate them all).
+constexpr int kMaxThreads = 256;
+
+extern "C" char** environ;
 
 struct GlobalOptions {
+  std::string seed_text = "20260529";
   std::uint64_t seed = 20260529;
   std::string profile = "quick";
   int threads = 0;
@@ -66,8 +77,23 @@ PrecisionSpec parse_precision(const std::string& s) {
 }
 
 int resolve_threads(int requested) {
-  if (requested < 0) throw InputError("--threads", "expected a thread count >= 1 (or 0 for all cores)");
+  if (requested < 0 || requested > kMaxThreads)
+    throw InputError("--threads", "expected a thread count between 1 and " + std::to_string(kMaxThreads) +
+                                      " (or 0 for all cores), got " + std::to_string(requested));
   return requested == 0 ? omp_get_num_procs() : requested;
+}
+
+// Digits only: CLI11 would wrap "-1" to 2^64 - 1.
+std::uint64_t parse_seed(const std::string& s) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || s[0] == '-' || s[0] == '+' || ec != std::errc() || end != s.data() + s.size())
+    throw InputError("--seed", "expected a whole number between 0 and 18446744073709551615, got '" + s + "'");
+  return v;
+}
+
+void validate_out(const std::string& out) {
+  if (out.empty()) throw InputError("--out", "expected a folder name, got an empty string");
 }
 
 SuiteContext make_context(const GlobalOptions& g, const SuiteInfo& suite, const std::string& out_dir) {
@@ -111,7 +137,14 @@ json eval_outputs(const ModelT<mpfr::mpreal>& hp, const std::vector<std::vector<
       if (!mpfr::isfinite(y)) throw NumericError("the output is not finite (NaN or overflow)");
       out.push_back(y.toString(static_cast<int>(p.bits * 0.30103) + 2));
     } else {
-      if (!y.is_finite()) throw NumericError("the output ball is not finite (NaN or overflow)");
+      if (!y.is_finite()) {
+        // A ball too wide to be finite is an honest answer at this precision, not an error.
+        std::cerr << "warning: at arb:" << p.bits << " the output ball is unbounded (precision too low for this "
+                  << "input); try arb:" << 2 * p.bits << " or more\n";
+        out.push_back({{"ball", y.to_string(16)}, {"precision_too_low", true},
+                       {"hint", "try --precision arb:" + std::to_string(2 * p.bits)}});
+        continue;
+      }
       mpfr::mpreal mid(0, p.bits);
       arf_get_mpfr(mid.mpfr_ptr(), arb_midref(y.raw()), MPFR_RNDN);
       std::ostringstream rad;
@@ -157,50 +190,14 @@ Interval parse_band(const std::string& s) {
 }
 
 int cmd_fit(const std::string& csv, const std::string& band, std::uint64_t seed) {
-  std::ifstream in(csv);
-  if (!in) throw InputError("--csv", "cannot open file '" + csv + "'");
-  std::string line;
-  if (!std::getline(in, line)) throw InputError("--csv", "'" + csv + "' is empty; expected a header with columns x,y");
-  auto split = [](const std::string& l) {
-    std::vector<std::string> cells;
-    std::stringstream ss(l);
-    std::string c;
-    while (std::getline(ss, c, ',')) {
-      while (!c.empty() && (c.back() == '\r' || c.back() == ' ')) c.pop_back();
-      while (!c.empty() && c.front() == ' ') c.erase(c.begin());
-      cells.push_back(c);
-    }
-    return cells;
-  };
-  const auto header = split(line);
-  int xi = -1, yi = -1;
-  for (int i = 0; i < static_cast<int>(header.size()); ++i) {
-    if (header[i] == "x") xi = i;
-    if (header[i] == "y") yi = i;
-  }
-  if (xi < 0 || yi < 0) throw InputError("--csv", "expected a header naming columns x and y, got '" + line + "'");
-  std::vector<double> x, y;
-  int lineno = 1;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.empty() || line == "\r") continue;
-    const auto cells = split(line);
-    try {
-      if (static_cast<int>(cells.size()) <= std::max(xi, yi)) throw std::invalid_argument("short");
-      std::size_t a = 0, b = 0;
-      const double xv = std::stod(cells[xi], &a), yv = std::stod(cells[yi], &b);
-      if (a != cells[xi].size() || b != cells[yi].size()) throw std::invalid_argument("junk");
-      x.push_back(xv);
-      y.push_back(yv);
-    } catch (const std::exception&) {
-      throw InputError("--csv", "line " + std::to_string(lineno) + ": expected numbers in columns x and y, got '" + line + "'");
-    }
-  }
+  const XYPoints points = read_xy_csv(csv, "--csv");
+  const auto& x = points.x;
+  const auto& y = points.y;
   LineFit f;
   try {
     f = fit_loglog(x, y, FitOptions{seed});
   } catch (const InputError& e) {
-    throw InputError("--csv", e.what());
+    throw InputError("--csv", e.expectation());
   }
   json out{{"model", "log y = intercept + slope * log x"}, {"seed", seed}};
   out["fit"] = to_json(f);
@@ -222,6 +219,7 @@ int cmd_suite(const GlobalOptions& g, const SuiteInfo& suite, const std::map<std
       ctx.command += " " + name + " " + value;
     }
   if (suite.validate) suite.validate(ctx);
+  const OutputFolderLock lock(g.out, "--out");
   const SuiteResult r = run_suite(suite, ctx);
   std::cout << summary_table({r});
   std::cout << "result: " << (std::filesystem::path(g.out) / "result.json").string() << "\n";
@@ -245,6 +243,7 @@ int cmd_all(const GlobalOptions& g, const std::string& only) {
       selected.push_back(s);
     }
   }
+  const OutputFolderLock lock(g.out, "--out");
   std::vector<SuiteResult> results;
   for (const SuiteInfo* sp : selected) {
     const SuiteInfo& suite = *sp;
@@ -278,11 +277,31 @@ int cmd_all(const GlobalOptions& g, const std::string& only) {
 }
 
 int cmd_report(const std::string& results_dir, const std::string& out) {
+  const OutputFolderLock lock(out, "--out");
   const auto results = collect_results(results_dir);
+  if (results.empty()) throw InputError("--results", "no result.json found in '" + results_dir + "' (searched 3 folders deep)");
   const ReportFiles files = write_report(results, out);
   for (const auto& w : files.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   std::cout << summary_table(results) << "report: " << files.html << "\n";
   return 0;
+}
+
+enum class ProgramStatus { Succeeded, NotFound, Failed };
+
+// Runs a program found on PATH with an argument vector: no shell ever sees user text.
+ProgramStatus run_program(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
+  if (rc == ENOENT) return ProgramStatus::NotFound;
+  if (rc != 0) return ProgramStatus::Failed;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return ProgramStatus::Failed;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return ProgramStatus::NotFound;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ProgramStatus::Succeeded : ProgramStatus::Failed;
 }
 
 struct PlanOptions {
@@ -316,15 +335,17 @@ int cmd_plan(const PlanOptions& o) {
   a.validate();
   const ParsedTarget t = parse_target(o.target);
   const Plan p = plan_target(t, a);
+  // The DOT file is written first, so a bad --dot path fails before anything is printed.
+  if (!o.dot.empty()) write_text_file_atomic(o.dot, plan_dot(t, a, p), "--dot");
   if (o.json_out) std::cout << plan_json(t, a, p).dump(2) << "\n";
   else std::cout << plan_table(t, a, p);
   if (!o.dot.empty()) {
-    write_text_file_atomic(o.dot, plan_dot(t, a, p));
-    if (std::system("command -v dot >/dev/null 2>&1") == 0) {
-      const std::string svg = o.dot + ".svg";
-      if (std::system(("dot -Tsvg '" + o.dot + "' -o '" + svg + "'").c_str()) == 0) std::cerr << "drawn: " << svg << "\n";
-    } else {
-      std::cerr << "wrote " << o.dot << " (install graphviz to render it to SVG)\n";
+    // A path starting with '-' would read as an option to dot.
+    const std::string dot_path = o.dot[0] == '-' ? "./" + o.dot : o.dot, svg = dot_path + ".svg";
+    switch (run_program({"dot", "-Tsvg", dot_path, "-o", svg})) {
+      case ProgramStatus::Succeeded: std::cerr << "drawn: " << svg << "\n"; break;
+      case ProgramStatus::NotFound: std::cerr << "wrote " << o.dot << " (install graphviz to render it to SVG)\n"; break;
+      case ProgramStatus::Failed: std::cerr << "wrote " << o.dot << " (dot could not render it to SVG)\n"; break;
     }
   }
   return 0;
@@ -363,7 +384,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   app.require_subcommand(1);
   app.fallthrough();
   GlobalOptions g;
-  app.add_option("--seed", g.seed, "seed of every random choice (default 20260529)");
+  app.add_option("--seed", g.seed_text, "seed of every random choice (default 20260529)");
   app.add_option("--profile", g.profile, "quick | full | nightly");
   app.add_option("--threads", g.threads, "worker threads (0 = all cores)");
   app.add_option("--out", g.out, "output folder");
@@ -413,8 +434,10 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);
+    g.seed = parse_seed(g.seed_text);
     (void)parse_profile(g.profile);
     (void)resolve_threads(g.threads);
+    validate_out(g.out);
     if (all->parsed()) return cmd_all(g, only);
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, g.seed);

@@ -2,7 +2,9 @@
 
 #include "numerics/util/errors.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -85,7 +87,9 @@ json to_json_impl(const ModelT<S>& m) {
 }
 
 // ---- reading ----
-[[noreturn]] void bad(const std::string& path, const std::string& what) { throw InputError("weights " + path, what); }
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+  throw InputError(path.empty() ? "weights" : "weights " + path, what);
+}
 
 // `argument` names the document for the error message ("weights ..." or "--inputs ...").
 mpfr::mpreal read_scalar(const json& v, const std::string& path, long bits, const std::string& argument = "weights") {
@@ -112,11 +116,28 @@ const json& member(const json& j, const std::string& key, const std::string& pat
   return *it;
 }
 
-int read_int(const json& j, const std::string& key, int min_value) {
+// An integer in [min_value, max_value]; a value that does not fit is an error, never wrapped.
+int read_int(const json& j, const std::string& key, int min_value, int max_value) {
   const json& v = member(j, key, "");
-  if (!v.is_number_integer() || v.get<long long>() < min_value)
-    bad(key, "expected an integer >= " + std::to_string(min_value));
-  return v.get<int>();
+  const std::string expected =
+      "expected an integer in [" + std::to_string(min_value) + ", " + std::to_string(max_value) + "]";
+  if (v.is_number_unsigned()) {
+    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(max_value)) bad(key, expected);
+  } else if (!v.is_number_integer() || v.get<std::int64_t>() < min_value || v.get<std::int64_t>() > max_value) {
+    bad(key, expected);
+  }
+  return static_cast<int>(v.get<std::int64_t>());
+}
+
+// Numbers and strings anywhere in the document: an upper bound on the weights it can hold. The
+// declared shapes are checked against it before anything is allocated, so a small file cannot
+// ask for gigabytes. (Depth is bounded by the reader, kMaxJsonDepth.)
+std::size_t scalar_leaves(const json& j) {
+  if (j.is_number() || j.is_string()) return 1;
+  std::size_t n = 0;
+  if (j.is_array() || j.is_object())
+    for (const auto& v : j) n += scalar_leaves(v);
+  return n;
 }
 
 // Infers a map's shape from its arrays (rows of W or W1 give the hidden width).
@@ -174,9 +195,9 @@ ModelT<mpfr::mpreal> weights_from_json(const json& j, long bits) {
   if (j.contains("format") && j["format"] != kWeightsFormat)
     bad("format", std::string("expected \"") + kWeightsFormat + "\"");
   Architecture a;
-  a.d = read_int(j, "d", 1);
-  a.E = read_int(j, "E", 1);
-  a.positions = j.contains("positions") ? read_int(j, "positions", 0) : 0;
+  a.d = read_int(j, "d", 1, kMaxModelDim);
+  a.E = read_int(j, "E", 1, kMaxModelDim);
+  a.positions = j.contains("positions") ? read_int(j, "positions", 0, kMaxPositions) : 0;
   a.encoder = read_map_shape(member(j, "encoder", ""), "encoder", a.d, a.E);
   a.readout = read_map_shape(member(j, "readout", ""), "readout", a.E, 1);
   const json& layers = member(j, "layers", "");
@@ -200,6 +221,12 @@ ModelT<mpfr::mpreal> weights_from_json(const json& j, long bits) {
   }
   a.validate();
   ParamLayout layout(a);
+  const std::size_t declared = layout.size() + layout.temperature_count(), held = scalar_leaves(j);
+  if (declared > held)
+    bad("", "the declared shapes need " + std::to_string(declared) + " numbers but the document holds only " +
+                std::to_string(held));
+  if (declared > kMaxWeightScalars / static_cast<std::size_t>(std::max<long>(bits / 64, 1)))
+    bad("", "too many weights (" + std::to_string(declared) + ") at " + std::to_string(bits) + " bits");
   ModelT<mpfr::mpreal> m = make_model<mpfr::mpreal>(a, Precision{bits});
   for (const auto& t : layout.tensors()) read_tensor(j, t, bits, m.params);
   for (std::size_t l = 0; l < layout.layers().size(); ++l)
@@ -211,31 +238,6 @@ ModelT<mpfr::mpreal> weights_from_json(const json& j, long bits) {
     }
   return m;
 }
-
-json read_json_file(const std::string& path, const std::string& argument) {
-  std::ifstream in(path);
-  if (!in) throw InputError(argument, "cannot open file '" + path + "'");
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(argument, "'" + path + "' is not valid JSON (" + std::string(e.what()) + ")");
-  }
-}
-
-void write_text_file_atomic(const std::string& path, const std::string& text) {
-  const std::filesystem::path p(path);
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError("--out", "cannot write '" + tmp + "'");
-    out << text;
-    if (!out) throw InputError("--out", "failed writing '" + tmp + "'");
-  }
-  std::filesystem::rename(tmp, path);
-}
-
-void write_json_file(const std::string& path, const json& j) { write_text_file_atomic(path, j.dump(2) + "\n"); }
 
 std::vector<std::vector<std::vector<mpfr::mpreal>>> inputs_from_json(const json& j, int d, long bits) {
   if (j.is_object() && !j.contains("inputs")) throw InputError("--inputs", "expected an object with the key \"inputs\"");

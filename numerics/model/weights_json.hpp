@@ -2,6 +2,7 @@
 // The JSON weights format (docs/weights-format.md). Doubles are written as JSON numbers with the
 // shortest representation that round-trips exactly; weights of higher precision as decimal strings.
 #include "numerics/model/model.hpp"
+#include "numerics/util/file_io.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,12 @@ namespace infoflow {
 
 inline constexpr const char* kWeightsFormat = "infoflow-verify/weights/1";
 
+// Input limits of the weights reader (docs/input-limits.md). Shapes beyond them, or shapes that need
+// more numbers than the document holds, are refused before anything is allocated.
+inline constexpr int kMaxModelDim = 4096;        // d and E
+inline constexpr int kMaxPositions = 1 << 20;    // rows of the positional table
+inline constexpr std::size_t kMaxWeightScalars = std::size_t{1} << 26;  // weights at 64 bits; fewer at more
+
 nlohmann::json weights_to_json(const ModelT<double>& m);
 nlohmann::json weights_to_json(const ModelT<mpfr::mpreal>& m);
 
@@ -18,10 +25,6 @@ nlohmann::json weights_to_json(const ModelT<mpfr::mpreal>& m);
 /// Throws InputError naming the JSON path of the offending entry.
 ModelT<mpfr::mpreal> weights_from_json(const nlohmann::json& j, long bits);
 
-nlohmann::json read_json_file(const std::string& path, const std::string& argument);
-void write_json_file(const std::string& path, const nlohmann::json& j);
-/// Writes to a temporary file and renames it, so a reader never sees half a file.
-void write_text_file_atomic(const std::string& path, const std::string& text);
 
 /// An input document: {"inputs": [ [[x11, .., x1d], ..], .. ]} or a bare array of sequences.
 /// As for weights, a JSON number is the exact double it denotes; a string is a decimal rounded to `bits`.

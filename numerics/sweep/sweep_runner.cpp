@@ -2,6 +2,7 @@
 
 #include "numerics/scalar/arb_ball.hpp"
 #include "numerics/util/errors.hpp"
+#include "numerics/util/file_io.hpp"
 
 #include <fcntl.h>
 #include <omp.h>
@@ -38,10 +39,14 @@ SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint)
   std::string line;
   while (std::getline(lines, line)) {
     if (line.empty()) continue;
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("key") || !j.contains("value")) continue;
-    if (j.value("fingerprint", std::string()) != fingerprint_) continue;
-    done_[j["key"].get<std::string>()] = j["value"];
+    // A line that is not a well-formed record (torn, edited, of another version) is not a finished
+    // point: it is skipped and the point recomputed.
+    const auto j = try_parse_json_text(line);
+    if (j.is_discarded() || !j.is_object()) continue;
+    const auto key = j.find("key"), fingerprint = j.find("fingerprint"), value = j.find("value");
+    if (key == j.end() || !key->is_string() || value == j.end()) continue;
+    if (fingerprint == j.end() || !fingerprint->is_string() || *fingerprint != fingerprint_) continue;
+    done_[key->get<std::string>()] = *value;
   }
 }
 

@@ -9,11 +9,14 @@ namespace infoflow {
 class InputError : public std::runtime_error {
  public:
   InputError(const std::string& argument, const std::string& expectation)
-      : std::runtime_error(argument + ": " + expectation), argument_(argument) {}
+      : std::runtime_error(argument + ": " + expectation), argument_(argument), expectation_(expectation) {}
   const std::string& argument() const { return argument_; }
+  /// The message without the argument: what a caller that re-attributes the error keeps.
+  const std::string& expectation() const { return expectation_; }
 
  private:
   std::string argument_;
+  std::string expectation_;
 };
 
 /// A numeric result that must not be reported (NaN, an undecidable ball, a failed hypothesis

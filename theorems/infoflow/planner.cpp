@@ -13,16 +13,24 @@ namespace infoflow {
 using nlohmann::json;
 
 void PlanArchitecture::validate() const {
-  if (layers < 1) throw InputError("--layers", "expected at least one layer, got " + std::to_string(layers));
+  // Limits (docs/input-limits.md): the search is polynomial in layers and exponential in nothing
+  // the user controls beyond the family count, which the planner bounds separately.
+  if (layers < 1 || layers > kMaxPlanLayers)
+    throw InputError("--layers", "expected 1 <= layers <= " + std::to_string(kMaxPlanLayers) + ", got " + std::to_string(layers));
   if (static_cast<int>(heads.size()) != layers)
     throw InputError("--heads", "expected one head count per layer (" + std::to_string(layers) + " values), got " +
                                     std::to_string(heads.size()));
   for (int h : heads)
     if (h < 1 || h > 64) throw InputError("--heads", "expected head counts between 1 and 64, got " + std::to_string(h));
-  if (E < 1) throw InputError("--E", "expected a state dimension E >= 1");
-  if (n < 1) throw InputError("--n", "expected a per-head dimension n >= 1");
-  if (d < 1) throw InputError("--d", "expected a token dimension d >= 1");
-  if (T < 1) throw InputError("--T", "expected a sequence length T >= 1, got " + std::to_string(T));
+  const auto in_range = [](int v, const char* name, const char* what) {
+    if (v < 1 || v > kMaxPlanSize)
+      throw InputError(name, std::string("expected ") + what + " between 1 and " + std::to_string(kMaxPlanSize) +
+                                 ", got " + std::to_string(v));
+  };
+  in_range(E, "--E", "a state dimension E");
+  in_range(n, "--n", "a per-head dimension n");
+  in_range(d, "--d", "a token dimension d");
+  in_range(T, "--T", "a sequence length T");
 }
 
 std::string CostExponent::text() const {

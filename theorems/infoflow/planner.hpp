@@ -19,6 +19,9 @@
 
 namespace infoflow {
 
+inline constexpr int kMaxPlanLayers = 64;       // --layers
+inline constexpr int kMaxPlanSize = 1000000;    // --E, --n, --d, --T
+
 struct PlanArchitecture {
   int layers = 1;
   std::vector<int> heads;  // per layer

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <charconv>
+#include <cstdlib>
 #include <functional>
 #include <set>
 
@@ -40,6 +43,9 @@ std::vector<Tok> lex(const std::string& s) {
       std::size_t j = i;
       while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || (s[j] == '.' && !(j + 1 < s.size() && s[j + 1] == '.'))))
         ++j;
+      if (j - i > kMaxTargetLiteral)
+        fail(col, "a number of at most " + std::to_string(kMaxTargetLiteral) + " characters",
+             "a literal of " + std::to_string(j - i));
       out.push_back({Tok::T::Number, s.substr(i, j - i), col});
       i = j;
     } else if (c == '.' && i + 1 < s.size() && s[i + 1] == '.') {
@@ -80,10 +86,27 @@ class Parser {
     if (peek().type != Tok::T::Ident) fail(peek().column, what, describe(peek()));
     return take();
   }
+  // A whole number in [0, kMaxTargetInteger]; larger values are errors, never wrapped.
   int expect_int(const std::string& what) {
-    if (peek().type != Tok::T::Number || peek().text.find('.') != std::string::npos) fail(peek().column, what, describe(peek()));
-    return std::stoi(take().text);
+    const Tok& t = peek();
+    if (t.type != Tok::T::Number || t.text.find('.') != std::string::npos) fail(t.column, what, describe(t));
+    int v = 0;
+    const auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+    if (ec != std::errc() || end != t.text.data() + t.text.size() || v > kMaxTargetInteger)
+      fail(t.column, what + " (at most " + std::to_string(kMaxTargetInteger) + ")", describe(t));
+    take();
+    return v;
   }
+
+  // Every recursion passes through term(): bounding its depth bounds the stack and the tree.
+  struct DepthGuard {
+    int& depth;
+    DepthGuard(int& d, int column) : depth(d) {
+      if (++depth > kMaxTargetNesting)
+        fail(column, "at most " + std::to_string(kMaxTargetNesting) + " nested terms", "deeper nesting");
+    }
+    ~DepthGuard() { --depth; }
+  };
 
   std::unique_ptr<TargetNode> expr() {
     auto left = term();
@@ -101,6 +124,7 @@ class Parser {
 
   std::unique_ptr<TargetNode> term() {
     const Tok& t = peek();
+    const DepthGuard guard(depth_, t.column);
     if (is_sym("(")) {
       take();
       auto e = expr();
@@ -111,7 +135,11 @@ class Parser {
       auto n = std::make_unique<TargetNode>();
       n->kind = TargetNode::Kind::Number;
       n->column = t.column;
-      n->value = std::stod(take().text);
+      const Tok num = take();
+      char* end = nullptr;
+      n->value = std::strtod(num.text.c_str(), &end);
+      if (end != num.text.c_str() + num.text.size() || !std::isfinite(n->value))
+        fail(num.column, "a decimal number", describe(num));
       return n;
     }
     if (t.type != Tok::T::Ident) fail(t.column, "a reduction, a function, x[...], a number or '('", describe(t));
@@ -136,6 +164,9 @@ class Parser {
       expect_sym("..", "'..' in a range i=1..D");
       n->family_to = expect_int("an integer upper bound (the family count D)");
       if (n->family_to < n->family_from) fail(first.column, "a range with lower <= upper", "an empty range");
+      if (n->family_to - n->family_from + 1 > kMaxTargetFamilies)
+        fail(first.column, "at most " + std::to_string(kMaxTargetFamilies) + " comparison families in a range",
+             std::to_string(n->family_to - n->family_from + 1));
       if (id.text != "sum") fail(first.column, "a family range only under 'sum'", "'" + id.text + "'");
     } else {
       n->binders.push_back(first.text);
@@ -189,12 +220,17 @@ class Parser {
            std::to_string(n->children.size()) + " argument(s)");
     if (name == "kth_largest" && n->children[0]->kind != TargetNode::Kind::Number)
       fail(n->children[0]->column, "the rank k as a number (kth_largest(k, x[t]))", "an expression");
-    if (name == "kth_largest" && n->children[0]->value < 1) fail(n->children[0]->column, "a rank k >= 1", "a smaller rank");
+    if (name == "kth_largest") {
+      const double k = n->children[0]->value;
+      if (!(k >= 1 && k <= kMaxTargetInteger && k == std::floor(k)))
+        fail(n->children[0]->column, "a whole rank 1 <= k <= " + std::to_string(kMaxTargetInteger), "k = " + std::to_string(k));
+    }
     return n;
   }
 
   std::vector<Tok> t_;
   std::size_t i_ = 0;
+  int depth_ = 0;
 };
 
 // ---- comparison structure ----
@@ -222,7 +258,8 @@ int token_order(const TargetNode& n) {
   return inner;
 }
 
-std::string print_tree(const TargetNode& n, int depth) {
+// Appends to `out` (returning strings and concatenating them made printing quadratic in the size).
+void print_tree(const TargetNode& n, int depth, std::string& out) {
   const std::string pad(2 * depth, ' ');
   std::string line;
   switch (n.kind) {
@@ -239,9 +276,10 @@ std::string print_tree(const TargetNode& n, int depth) {
     case TargetNode::Kind::Add: line = "+"; break;
     case TargetNode::Kind::Sub: line = "-"; break;
   }
-  std::string out = pad + line + "\n";
-  for (const auto& c : n.children) out += print_tree(*c, depth + 1);
-  return out;
+  out += pad;
+  out += line;
+  out += '\n';
+  for (const auto& c : n.children) print_tree(*c, depth + 1, out);
 }
 
 void walk(const TargetNode& n, const std::function<void(const TargetNode&)>& f) {
@@ -256,7 +294,13 @@ ComparisonStructure analyse(const TargetNode& root) {
   s.order = token_order(root);
   bool nonlinear = false;
   walk(root, [&](const TargetNode& n) {
-    if (n.kind == TargetNode::Kind::Reduce && !n.family_var.empty()) s.families *= n.family_to - n.family_from + 1;
+    if (n.kind == TargetNode::Kind::Reduce && !n.family_var.empty()) {
+      const long long product = static_cast<long long>(s.families) * (n.family_to - n.family_from + 1);
+      if (product > kMaxTargetFamilies)
+        fail(n.column, "at most " + std::to_string(kMaxTargetFamilies) + " comparison families in all",
+             std::to_string(product) + " (nested family sums multiply)");
+      s.families = static_cast<int>(product);
+    }
     if (n.kind == TargetNode::Kind::Reduce && !n.binders.empty() && s.reduction.empty()) s.reduction = n.op;
     if (n.kind == TargetNode::Kind::Token && n.index.empty()) s.fixed_positions.push_back(n.position);
     if (n.kind == TargetNode::Kind::Call) {
@@ -272,7 +316,7 @@ ComparisonStructure analyse(const TargetNode& root) {
   s.comparisons_exponent = s.order;
   s.comparisons = s.order == 0 ? "1 (fixed positions)" : (s.families > 1 ? std::to_string(s.families) + " x " : "") +
                                                              (s.order == 1 ? std::string("T") : "T^" + std::to_string(s.order));
-  s.tree = print_tree(root, 0);
+  print_tree(root, 0, s.tree);
   return s;
 }
 
@@ -280,6 +324,9 @@ ComparisonStructure analyse(const TargetNode& root) {
 
 ParsedTarget parse_target(const std::string& text) {
   if (text.find_first_not_of(" \t") == std::string::npos) throw InputError("--target", "expected a target, got an empty string");
+  if (text.size() > kMaxTargetLength)
+    throw InputError("--target", "expected at most " + std::to_string(kMaxTargetLength) + " characters, got " +
+                                     std::to_string(text.size()));
   ParsedTarget t;
   t.text = text;
   t.root = Parser(lex(text)).parse();

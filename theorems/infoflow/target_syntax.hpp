@@ -9,12 +9,19 @@
 //   call      := dot(a, b) | bil_i(a, b) | norm(a) | lin_i(a) | kth_largest(k, a)
 //   token     := 'x' '[' (ident | int) ']'     -- x[t] for a bound index, x[3] for a fixed position
 //
-// Every error names its column and what was expected (InputError, exit 2 on the CLI).
+// Every error names its column and what was expected (InputError, exit 2 on the CLI). Limits
+// (docs/input-limits.md): nesting depth, literal length, integer size and family count below.
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace infoflow {
+
+inline constexpr int kMaxTargetNesting = 64;         // nested terms (parentheses, reductions, calls)
+inline constexpr std::size_t kMaxTargetLiteral = 32; // characters in one number
+inline constexpr int kMaxTargetInteger = 1000000;    // positions, ranks and range bounds
+inline constexpr int kMaxTargetFamilies = 1000000;   // comparison families D, in all
+inline constexpr std::size_t kMaxTargetLength = 65536;  // characters in a target
 
 struct TargetNode {
   enum class Kind { Reduce, Call, Token, Number, Add, Sub } kind = Kind::Number;

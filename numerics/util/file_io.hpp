@@ -1,0 +1,49 @@
+#pragma once
+// Reading and writing the project's files, with the limits that keep hostile input harmless.
+//
+// Every JSON document the toolkit reads (weights, inputs, results, baselines, checkpoint lines)
+// goes through parse_json_text: nesting deeper than kMaxJsonDepth and every parse or range error
+// (a literal such as 1e999) become an InputError naming the argument, never a crash or exit 3.
+// Writes go to a temporary file unique to the process and thread, then are renamed into place,
+// so a reader never sees half a file and two writers never share a temporary.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace infoflow {
+
+/// Deepest nesting of arrays and objects accepted in any JSON input (the formats need at most 6).
+inline constexpr int kMaxJsonDepth = 64;
+
+/// Parses `text`; throws InputError(argument, "<what> is not valid JSON (...)") on any error,
+/// including nesting deeper than kMaxJsonDepth.
+nlohmann::json parse_json_text(const std::string& text, const std::string& argument, const std::string& what);
+
+/// Like parse_json_text, but returns a discarded value (is_discarded()) instead of throwing.
+nlohmann::json try_parse_json_text(const std::string& text);
+
+/// Reads and parses a regular file; a missing file, a folder or unreadable text is an InputError.
+nlohmann::json read_json_file(const std::string& path, const std::string& argument);
+
+/// Writes to a temporary file and renames it, so a reader never sees half a file. Folders on the
+/// way are created; a path that cannot be written is an InputError naming `argument`.
+void write_text_file_atomic(const std::string& path, const std::string& text, const std::string& argument = "--out");
+void write_json_file(const std::string& path, const nlohmann::json& j, const std::string& argument = "--out");
+
+/// Creates `dir` (and its parents) or throws InputError(argument, ...) saying why it cannot.
+void ensure_directory(const std::string& dir, const std::string& argument);
+
+/// Holds an exclusive advisory lock (flock) on DIR/.infoflow-lock for the lifetime of the object,
+/// so two runs never write one output folder at once. A second run gets InputError(argument).
+class OutputFolderLock {
+ public:
+  OutputFolderLock(const std::string& dir, const std::string& argument);
+  ~OutputFolderLock();
+  OutputFolderLock(const OutputFolderLock&) = delete;
+  OutputFolderLock& operator=(const OutputFolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace infoflow
