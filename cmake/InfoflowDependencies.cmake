@@ -1,5 +1,5 @@
 # Every dependency comes from Debian 12 packages (scripts/setup installs them) and is exposed as
-# an imported target. See ../shared/TOOLCHAIN.md for the facts behind each line.
+# an imported target.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(MPFR REQUIRED IMPORTED_TARGET mpfr)
 pkg_check_modules(GMP REQUIRED IMPORTED_TARGET gmp)
@@ -24,7 +24,7 @@ endif()
 if(ARB_INCLUDE_DIR)
   target_include_directories(infoflow_flint INTERFACE ${ARB_INCLUDE_DIR})
 endif()
-# mpreal.h must not see MPFR's intmax_t macros that arb.h switches on (TOOLCHAIN pitfall).
+# mpreal.h must not see MPFR's intmax_t macros that arb.h switches on (arb.h before mpreal.h breaks mpreal otherwise).
 target_compile_definitions(infoflow_flint INTERFACE MPFR_USE_NO_MACRO= MPFR_USE_INTMAX_T=)
 
 find_program(GNUPLOT_EXECUTABLE gnuplot)

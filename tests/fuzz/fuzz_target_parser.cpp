@@ -1,0 +1,17 @@
+// Fuzzes the target syntax: any text either parses or throws InputError; nothing else may happen.
+#include "numerics/util/errors.hpp"
+#include "theorems/infoflow/target_syntax.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const infoflow::ParsedTarget t = infoflow::parse_target(text);
+    if (t.structure.order < 0 || t.structure.families < 1) __builtin_trap();
+  } catch (const infoflow::InputError&) {
+  }
+  return 0;
+}
