@@ -17,6 +17,13 @@ std::string fresh_path(const std::string& name) {
   std::filesystem::remove(p);
   return p.string();
 }
+// A typed sweep record, as the suites use them.
+struct Square {
+  std::size_t i = 0;
+  std::size_t sq = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Square, i, sq)
+
 std::vector<std::string> keys(int n) {
   std::vector<std::string> k;
   for (int i = 0; i < n; ++i) k.push_back("p" + std::to_string(i));
@@ -30,10 +37,10 @@ TEST_CASE("A sweep resumes: finished points are kept, only the rest is computed"
   {
     SweepCheckpoint cp(path, "v1");
     // Fail at point 5 (as a kill would stop it): the points finished before stay in the checkpoint.
-    REQUIRE_THROWS(run_sweep("s", keys(10), [&](std::size_t i) -> json {
+    REQUIRE_THROWS(run_sweep<Square>("s", keys(10), [&](std::size_t i) {
       if (i == 5) throw NumericError("interrupted");
       ++calls;
-      return json{{"i", i}, {"sq", i * i}};
+      return Square{i, i * i};
     }, cp, 1));
   }
   const int first = calls.load();
@@ -41,12 +48,12 @@ TEST_CASE("A sweep resumes: finished points are kept, only the rest is computed"
   calls = 0;
   SweepCheckpoint cp(path, "v1");
   REQUIRE(cp.size() == 5);
-  const auto out = run_sweep("s", keys(10), [&](std::size_t i) -> json {
+  const std::vector<Square> out = run_sweep<Square>("s", keys(10), [&](std::size_t i) {
     ++calls;
-    return json{{"i", i}, {"sq", i * i}};
+    return Square{i, i * i};
   }, cp, 2);
   REQUIRE(calls.load() == 5);
-  for (std::size_t i = 0; i < out.size(); ++i) REQUIRE(out[i]["sq"] == i * i);
+  for (std::size_t i = 0; i < out.size(); ++i) REQUIRE(out[i].sq == i * i);
   std::filesystem::remove(path);
 }
 
@@ -77,7 +84,42 @@ TEST_CASE("A torn last line is dropped and a different fingerprint is not reused
 TEST_CASE("Results come back in key order whatever the thread schedule", "[sweep]") {
   const std::string path = fresh_path("order");
   SweepCheckpoint cp(path, "v1");
-  const auto out = run_sweep("s", keys(40), [](std::size_t i) -> json { return static_cast<int>(i) * 3; }, cp, 2);
+  const auto out = run_sweep<int>("s", keys(40), [](std::size_t i) { return static_cast<int>(i) * 3; }, cp, 2);
   for (std::size_t i = 0; i < out.size(); ++i) REQUIRE(out[i] == static_cast<int>(i) * 3);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("A stored value that does not read back as the record is recomputed, not reused", "[sweep]") {
+  const std::string path = fresh_path("stale");
+  {
+    SweepCheckpoint cp(path, "v1");
+    cp.append("p0", json{{"i", 0}, {"sq", 0}});     // a current record
+    cp.append("p1", json{{"i", 1}, {"old", 1}});    // another version's record: a field is missing
+    cp.append("p2", json{{"i", "two"}, {"sq", 4}});  // wrong type
+  }
+  SweepCheckpoint cp(path, "v1");
+  std::vector<std::size_t> computed;
+  const auto out = run_sweep<Square>("s", keys(3), [&](std::size_t i) {
+    computed.push_back(i);
+    return Square{i, i * i};
+  }, cp, 1);
+  REQUIRE(computed == std::vector<std::size_t>{1, 2});
+  REQUIRE(out[1].sq == 1);
+  REQUIRE(out[2].sq == 4);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("Checkpoint lines of the wrong shape are skipped, not fatal", "[sweep]") {
+  const std::string path = fresh_path("shapes");
+  {
+    std::ofstream f(path);
+    f << "{\"key\": 5, \"fingerprint\": \"v1\", \"value\": 1}\n"        // key not a string
+      << "{\"key\": \"a\", \"fingerprint\": [], \"value\": 1}\n"       // fingerprint not a string
+      << "[1, 2, 3]\n"                                                 // not an object
+      << "{\"key\": \"b\", \"fingerprint\": \"v1\", \"value\": 2}\n";  // fine
+  }
+  SweepCheckpoint cp(path, "v1");
+  REQUIRE(cp.size() == 1);
+  REQUIRE(cp.get("b") == 2);
   std::filesystem::remove(path);
 }

@@ -82,6 +82,7 @@ ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, 
   std::vector<Model> models(o.restarts);
   std::vector<ErrorStats> valid_err(o.restarts), train_err(o.restarts);
   std::vector<int> iterations(o.restarts, 0);
+  std::vector<std::string> termination(o.restarts);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, o.threads))
   for (int r = 0; r < o.restarts; ++r) {
     SplitMix64 rng(derive_seed(o.seed, "restart-" + std::to_string(r)));
@@ -95,6 +96,7 @@ ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, 
     ceres::Solver::Summary summary;
     ceres::Solve(so, &problem, &summary);
     iterations[r] = static_cast<int>(summary.iterations.size());
+    termination[r] = ceres::TerminationTypeToString(summary.termination_type);
     train_err[r] = model_errors(m, train);
     valid_err[r] = model_errors(m, valid.y.empty() ? train : valid);
     models[r] = std::move(m);
@@ -107,6 +109,7 @@ ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, 
   out.train = train_err[out.best_restart];
   out.valid = valid_err[out.best_restart];
   out.iterations = iterations[out.best_restart];
+  out.termination = termination[out.best_restart];
   return out;
 }
 

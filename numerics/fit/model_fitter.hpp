@@ -43,6 +43,9 @@ struct ModelFitResult {
   int best_restart = -1;
   std::vector<double> restart_valid_rmse;  // NaN for a restart whose fit diverged
   int iterations = 0;
+  /// How Ceres stopped the best restart: "CONVERGENCE", or "NO_CONVERGENCE" when it hit the iteration
+  /// cap (then the fit is not a local minimum, and what it shows about the class is weaker still).
+  std::string termination;
 };
 
 /// `small` embedded in `big` (same shapes but wider FFNs): shared entries copied, new hidden units with random

@@ -85,16 +85,19 @@ void SweepCheckpoint::append(const std::string& key, const nlohmann::json& value
   done_[key] = value;
 }
 
-std::vector<nlohmann::json> run_sweep(const std::string& label, const std::vector<std::string>& keys,
-                                      const std::function<nlohmann::json(std::size_t)>& compute,
-                                      SweepCheckpoint& checkpoint, int threads, const ProgressFn& progress) {
+namespace detail {
+
+std::vector<nlohmann::json> run_sweep_json(const std::string& label, const std::vector<std::string>& keys,
+                                           const std::function<nlohmann::json(std::size_t)>& compute,
+                                           const std::function<bool(const nlohmann::json&)>& readable,
+                                           SweepCheckpoint& checkpoint, int threads, const ProgressFn& progress) {
   {
     std::set<std::string> unique(keys.begin(), keys.end());
     if (unique.size() != keys.size()) throw NumericError("sweep '" + label + "': duplicate point keys");
   }
   std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < keys.size(); ++i)
-    if (!checkpoint.has(keys[i])) pending.push_back(i);
+    if (!checkpoint.has(keys[i]) || !readable(checkpoint.get(keys[i]))) pending.push_back(i);
   const std::size_t reused = keys.size() - pending.size();
   std::atomic<std::size_t> done{reused};
   std::exception_ptr first_error;
@@ -132,5 +135,7 @@ std::vector<nlohmann::json> run_sweep(const std::string& label, const std::vecto
   for (const auto& key : keys) out.push_back(checkpoint.get(key));
   return out;
 }
+
+}  // namespace detail
 
 }  // namespace infoflow

@@ -41,11 +41,38 @@ struct SweepProgress {
 
 using ProgressFn = std::function<void(const SweepProgress&)>;
 
+namespace detail {
+/// The engine behind run_sweep: JSON values, as the checkpoint stores them. A stored value for which
+/// `readable` is false (written by another version of the record) is recomputed, not reused.
+std::vector<nlohmann::json> run_sweep_json(const std::string& label, const std::vector<std::string>& keys,
+                                           const std::function<nlohmann::json(std::size_t)>& compute,
+                                           const std::function<bool(const nlohmann::json&)>& readable,
+                                           SweepCheckpoint& checkpoint, int threads, const ProgressFn& progress);
+}  // namespace detail
+
 /// Computes compute(i) for every key not yet in the checkpoint, in parallel on `threads` OpenMP
-/// threads, and returns the values of all keys in key order (reused and new alike). The first
+/// threads, and returns the records of all keys in key order (reused and new alike). The first
 /// exception thrown by a point is rethrown after the others in flight finish; finished points stay.
-std::vector<nlohmann::json> run_sweep(const std::string& label, const std::vector<std::string>& keys,
-                                      const std::function<nlohmann::json(std::size_t)>& compute,
-                                      SweepCheckpoint& checkpoint, int threads, const ProgressFn& progress = {});
+/// `Record` converts to and from JSON (nlohmann's to_json/from_json found by ADL); JSON exists only
+/// in the checkpoint file. A stored record that does not read back as a Record is recomputed.
+template <class Record, class Compute>
+std::vector<Record> run_sweep(const std::string& label, const std::vector<std::string>& keys, const Compute& compute,
+                              SweepCheckpoint& checkpoint, int threads, const ProgressFn& progress = {}) {
+  const auto readable = [](const nlohmann::json& j) {
+    try {
+      (void)j.get<Record>();
+      return true;
+    } catch (const nlohmann::json::exception&) {
+      return false;
+    }
+  };
+  const std::vector<nlohmann::json> values = detail::run_sweep_json(
+      label, keys, [&](std::size_t i) { return nlohmann::json(Record(compute(i))); }, readable, checkpoint, threads,
+      progress);
+  std::vector<Record> out;
+  out.reserve(values.size());
+  for (const auto& v : values) out.push_back(v.template get<Record>());
+  return out;
+}
 
 }  // namespace infoflow

@@ -31,6 +31,46 @@ std::unique_ptr<AggregationMap> make_map(const std::string& name, const Decoding
 
 const std::vector<std::string> kMaps = {"random-linear", "positional-average", "lattice-packing"};
 
+// The exact closest pair of one map's images of the ε-grid, certified in arb.
+struct ClosestPairPoint {
+  int T0 = 0, d = 0, E = 0;
+  double eps = 0.0;
+  std::string map;
+  long configurations = 0;
+  double delta = 0.0;                  // in double
+  double delta_certified_upper = 0.0;  // the arb upper end
+  std::vector<long> pair;
+  bool coincident = false;             // two grid points share one image: no width bound at all
+  double width_certified = 0.0;        // eps/(A sqrt E), lower end; meaningless when coincident
+  double packing_width = 0.0;
+  double delta_N = 0.0;
+  bool at_least_packing = false;
+  // A linear map with T0 d > E: its kernel direction and the information it loses.
+  bool has_kernel = false;
+  std::vector<double> kernel_direction;
+  double kernel_residual = 0.0;  // ‖Φ(X) − Φ(X')‖, zero up to rounding
+  double target_gap = 0.0;
+  double no_decoder_below = 0.0;
+
+  DecodingShape shape() const { return {T0, d, E}; }
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClosestPairPoint, T0, d, E, eps, map, configurations, delta, delta_certified_upper,
+                                   pair, coincident, width_certified, packing_width, delta_N, at_least_packing,
+                                   has_kernel, kernel_direction, kernel_residual, target_gap, no_decoder_below)
+
+// One fitted decoder width.
+struct DecoderFitPoint {
+  int T0 = 0, E = 0, p = 0;
+  std::size_t M_ffn = 0;
+  double valid_max = 0.0;
+  double valid_mean_predictor_rmse = 0.0;  // the baseline a decoder must beat
+  double valid_rmse = 0.0;
+  double train_rmse = 0.0;
+  std::vector<double> params;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DecoderFitPoint, T0, E, p, M_ffn, valid_max, valid_mean_predictor_rmse, valid_rmse,
+                                   train_rmse, params)
+
 }  // namespace
 
 void run_packing_bound(const DecodingConfig& cfg, const SuiteContext& ctx, SuiteResult& r) {
@@ -68,8 +108,8 @@ void run_closest_pairs(const DecodingConfig& cfg, const SuiteContext& ctx, Suite
         pts.push_back({sh, eps, m});
         keys.push_back(shape_text(sh) + ",eps=" + number_key(eps) + ",map=" + m);
       }
-  SweepCheckpoint cp = ctx.checkpoint("closest-pairs", "v2");
-  const auto vals = run_sweep("closest pairs", keys, [&](std::size_t i) -> json {
+  SweepCheckpoint cp = ctx.checkpoint("closest-pairs", "v3");
+  const auto vals = run_sweep<ClosestPairPoint>("closest pairs", keys, [&](std::size_t i) {
     const Point& pt = pts[i];
     const GridSpec g = make_grid(pt.shape.T0, pt.shape.d, pt.eps);
     const auto map = make_map(pt.map, pt.shape, g, derive_seed(ctx.seed, "thm3-map-" + pt.map + "-" + shape_text(pt.shape)));
@@ -90,12 +130,22 @@ void run_closest_pairs(const DecodingConfig& cfg, const SuiteContext& ctx, Suite
     const bool coincide = A.upper() == 0.0;
     const double width = coincide ? INFINITY
                                   : (ArbBall(pt.eps, prec) / (ArbBall(A.upper(), prec) * sqrt(ArbBall(pt.shape.E, prec)))).lower();
-    json out{{"T0", pt.shape.T0}, {"d", pt.shape.d}, {"E", pt.shape.E}, {"eps", pt.eps}, {"map", pt.map},
-             {"configurations", N}, {"delta", cpair.distance}, {"delta_certified_upper", A.upper()},
-             {"pair", {cpair.i, cpair.j}}, {"width_certified", coincide ? json("unbounded (coincident images)") : json(width)},
-             {"packing_width", pb.width.lower()}, {"delta_N", pb.delta_N.mid()}};
+    ClosestPairPoint out;
+    out.T0 = pt.shape.T0;
+    out.d = pt.shape.d;
+    out.E = pt.shape.E;
+    out.eps = pt.eps;
+    out.map = pt.map;
+    out.configurations = N;
+    out.delta = cpair.distance;
+    out.delta_certified_upper = A.upper();
+    out.pair = {cpair.i, cpair.j};
+    out.coincident = coincide;
+    out.width_certified = coincide ? 0.0 : width;
+    out.packing_width = pb.width.lower();
+    out.delta_N = pb.delta_N.mid();
     // Relative 1e-12: for E = 1 the lattice map meets the packing bound exactly (a tie in real arithmetic).
-    out["at_least_packing"] = coincide || width >= pb.width.lower() * (1 - 1e-12);
+    out.at_least_packing = coincide || width >= pb.width.lower() * (1 - 1e-12);
     if (auto* lin = dynamic_cast<RandomLinearMap*>(map.get()); lin && pt.shape.T0 * pt.shape.d > pt.shape.E) {
       const auto w = lin->kernel_direction();
       double wmax = 0;
@@ -114,10 +164,11 @@ void run_closest_pairs(const DecodingConfig& cfg, const SuiteContext& ctx, Suite
       const auto vX = lin->apply_point(g, X), vXp = lin->apply_point(g, Xp);
       double image_gap = 0;
       for (int e = 0; e < pt.shape.E; ++e) image_gap += (vX[e] - vXp[e]) * (vX[e] - vXp[e]);
-      out["kernel_direction"] = w;
-      out["kernel_residual"] = std::sqrt(image_gap);  // ‖Φ(X) − Φ(X')‖, zero up to rounding
-      out["target_gap"] = gap;
-      out["no_decoder_below"] = gap / 2;
+      out.has_kernel = true;
+      out.kernel_direction = w;
+      out.kernel_residual = std::sqrt(image_gap);
+      out.target_gap = gap;
+      out.no_decoder_below = gap / 2;
     }
     return out;
   }, cp, ctx.threads, ctx.progress);
@@ -126,29 +177,34 @@ void run_closest_pairs(const DecodingConfig& cfg, const SuiteContext& ctx, Suite
   json rows = json::array();
   std::map<std::string, Series> by;
   json loss = json::array();
+  std::vector<double> kernel_residuals;
   for (const auto& v : vals) {
-    all_ok &= v["at_least_packing"].get<bool>();
-    rows.push_back({{"shape", shape_text({v["T0"], v["d"], v["E"]})}, {"eps", v["eps"]}, {"map", v["map"]}, {"N", v["configurations"]},
-                    {"delta", v["delta_certified_upper"]}, {"delta_N", v["delta_N"]}, {"width", v["width_certified"]},
-                    {"packing_width", v["packing_width"]}});
-    const std::string id = "delta-" + v["map"].get<std::string>() + "-" + shape_text({v["T0"], v["d"], v["E"]});
+    all_ok &= v.at_least_packing;
+    const std::string shape = shape_text(v.shape());
+    rows.push_back({{"shape", shape}, {"eps", v.eps}, {"map", v.map}, {"N", v.configurations},
+                    {"delta", v.delta_certified_upper}, {"delta_N", v.delta_N},
+                    {"width", v.coincident ? json("unbounded (coincident images)") : json(v.width_certified)},
+                    {"packing_width", v.packing_width}});
+    const std::string id = "delta-" + v.map + "-" + shape;
     if (!by.count(id))
-      by[id] = Series::make(id, "Closest pair delta(eps), map " + v["map"].get<std::string>() + ", " + shape_text({v["T0"], v["d"], v["E"]}),
-                            "1/eps", "closest distance between grid images");
-    if (v["delta_certified_upper"].get<double>() > 0) {
-      by[id].x.push_back(1.0 / v["eps"].get<double>());
-      by[id].y.push_back(v["delta_certified_upper"].get<double>());
+      by[id] = Series::make(id, "Closest pair delta(eps), map " + v.map + ", " + shape, "1/eps",
+                            "closest distance between grid images");
+    if (v.delta_certified_upper > 0) {
+      by[id].x.push_back(1.0 / v.eps);
+      by[id].y.push_back(v.delta_certified_upper);
     }
-    if (v.contains("no_decoder_below"))
-      loss.push_back({{"shape", shape_text({v["T0"], v["d"], v["E"]})}, {"eps", v["eps"]}, {"kernel_residual", v["kernel_residual"]},
-                      {"target_gap", v["target_gap"]}, {"no_decoder_below", v["no_decoder_below"]}});
+    if (v.has_kernel) {
+      kernel_residuals.push_back(v.kernel_residual);
+      loss.push_back({{"shape", shape}, {"eps", v.eps}, {"kernel_residual", v.kernel_residual},
+                      {"target_gap", v.target_gap}, {"no_decoder_below", v.no_decoder_below}});
+    }
   }
   r.checks.push_back({"closest-pairs.at-least-packing-bound", Grade::Certified, all_ok ? Verdict::Pass : Verdict::Fail,
                       "for every map, shape and eps: the exact closest pair over all grid configurations (grid hashing), "
                       "re-verified in arb, gives a width bound eps/(A sqrt E) >= the packing bound (delta <= delta_N)",
                       rows, {{"relation", "width(map) >= packing width"}}});
   bool loss_ok = !loss.empty();
-  for (const auto& l : loss) loss_ok &= l["kernel_residual"].get<double>() < 1e-12;
+  for (double residual : kernel_residuals) loss_ok &= residual < 1e-12;
   if (!loss.empty())
     r.checks.push_back({"linear-map.information-loss", Grade::Exact, loss_ok ? Verdict::Pass : Verdict::Fail,
                         "a linear map with T0 d > E has a kernel direction w: c -/+ w/(2 max|w_i|) are cube points whose "
@@ -174,8 +230,8 @@ void run_decoder_fits(const DecodingConfig& cfg, const SuiteContext& ctx, SuiteR
         pts.push_back({T0, E, *it});
         keys.push_back("T0=" + std::to_string(T0) + ",E=" + std::to_string(E) + ",p=" + std::to_string(*it));
       }
-  SweepCheckpoint cp = ctx.checkpoint("decoder-fits", "v2");
-  const auto vals = run_sweep("decoder fits", keys, [&](std::size_t i) -> json {
+  SweepCheckpoint cp = ctx.checkpoint("decoder-fits", "v3");
+  const auto vals = run_sweep<DecoderFitPoint>("decoder fits", keys, [&](std::size_t i) {
     const Point& pt = pts[i];
     const DecodingShape sh{pt.T0, 1, pt.E};
     const PositionalAverageMap map(pt.T0, 1, pt.E, derive_seed(ctx.seed, "thm3-map-positional-average-" + shape_text(sh)));
@@ -207,11 +263,15 @@ void run_decoder_fits(const DecodingConfig& cfg, const SuiteContext& ctx, SuiteR
       for (const auto& y : valid.y) var += (y[j] - m) * (y[j] - m) / static_cast<double>(valid.y.size());
       mean_rmse += var / pt.T0;
     }
-    return json{{"T0", pt.T0}, {"E", pt.E}, {"p", pt.p}, {"M_ffn", f.decoder.size()}, {"valid_max", f.valid.max_abs},
-                {"valid_mean_predictor_rmse", std::sqrt(mean_rmse)},
-                {"valid_rmse", f.valid.rmse}, {"train_rmse", f.train.rmse}, {"params", f.decoder.params}};
+    return DecoderFitPoint{pt.T0, pt.E, pt.p, f.decoder.size(), f.valid.max_abs, std::sqrt(mean_rmse), f.valid.rmse,
+                           f.train.rmse, f.decoder.params};
   }, cp, ctx.threads, ctx.progress);
 
+  struct ShapeFit {
+    int T0, E;
+    LineFit fit;
+  };
+  std::vector<ShapeFit> shape_fits;
   std::vector<std::pair<double, LineFit>> per_ratio;
   json rows = json::array();
   for (int T0 : cfg.fit_T0)
@@ -220,14 +280,15 @@ void run_decoder_fits(const DecodingConfig& cfg, const SuiteContext& ctx, SuiteR
       Series s = Series::make(id, "Fitted decoder of the positional-average map, T0 = " + std::to_string(T0) + ", E = " +
                                       std::to_string(E) + ": sup error against M_ffn", "M_ffn", "validation sup error");
       for (const auto& v : vals)
-        if (v["T0"] == T0 && v["E"] == E) {
-          s.x.push_back(v["M_ffn"].get<double>());
-          s.y.push_back(v["valid_max"].get<double>());
-          rows.push_back({{"T0", T0}, {"E", E}, {"p", v["p"]}, {"M_ffn", v["M_ffn"]}, {"valid_max", v["valid_max"]}});
+        if (v.T0 == T0 && v.E == E) {
+          s.x.push_back(static_cast<double>(v.M_ffn));
+          s.y.push_back(v.valid_max);
+          rows.push_back({{"T0", T0}, {"E", E}, {"p", v.p}, {"M_ffn", v.M_ffn}, {"valid_max", v.valid_max}});
         }
       if (s.x.size() >= 2) {
         s.fit = fit_loglog(s.x, s.y, FitOptions{derive_seed(ctx.seed, id)});
         per_ratio.emplace_back(static_cast<double>(T0) / E, *s.fit);
+        shape_fits.push_back({T0, E, *s.fit});
         const Interval k = kappa_interval(*s.fit);
         if (!(s.fit->interval.hi < 0))
           s.note = "The error does not demonstrably fall with M (slope interval reaches 0)" +
@@ -243,12 +304,10 @@ void run_decoder_fits(const DecodingConfig& cfg, const SuiteContext& ctx, SuiteR
   {
     bool matches = true;
     json prow = json::array();
-    for (const auto& s : r.series) {
-      if (s.id.rfind("decoder-err-vs-M-", 0) != 0 || !s.fit) continue;
-      const int T0 = std::stoi(s.id.substr(s.id.find("T0=") + 3)), E = std::stoi(s.id.substr(s.id.find(",E=") + 3));
-      const bool plateau = !(s.fit->interval.hi < 0);
+    for (const auto& [T0, E, fit] : shape_fits) {
+      const bool plateau = !(fit.interval.hi < 0);
       matches &= plateau == (T0 > E);
-      prow.push_back({{"T0", T0}, {"E", E}, {"plateau", plateau}, {"slope", s.fit->slope}});
+      prow.push_back({{"T0", T0}, {"E", E}, {"plateau", plateau}, {"slope", fit.slope}});
     }
     r.checks.push_back({"decoders.plateau-iff-overloaded", Grade::Fitted, matches ? Verdict::Pass : Verdict::Inconclusive,
                         "fitted decoders of the (continuous) positional-average map stop improving with width exactly "
@@ -263,7 +322,7 @@ void run_decoder_fits(const DecodingConfig& cfg, const SuiteContext& ctx, SuiteR
   bool learned = true;
   const int pmax = *std::max_element(cfg.widths.begin(), cfg.widths.end());
   for (const auto& v : vals)
-    if (v["p"] == pmax) learned &= v["valid_rmse"].get<double>() < v["valid_mean_predictor_rmse"].get<double>();
+    if (v.p == pmax) learned &= v.valid_rmse < v.valid_mean_predictor_rmse;
   r.checks.push_back({"decoders.learn", Grade::Fitted, learned ? Verdict::Pass : Verdict::Fail,
                       "at the widest p every fitted decoder beats predicting the mean of each target coordinate "
                       "(validation RMSE)", rows, {{"relation", "valid_rmse < RMSE of the mean predictor"}}});

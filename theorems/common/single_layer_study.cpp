@@ -35,8 +35,8 @@ std::string file_safe(std::string s) {
 
 // Every width of one configuration, narrowest first; each width's first restart starts from the previous
 // width's best model embedded (same function), so a wider fit never does worse on its training data.
-json fit_configuration(const SingleLayerStudySettings& s, const StudyConfigKey& c, const DatasetMaker& make_dataset,
-                       const SuiteContext& ctx) {
+std::vector<WidthFit> fit_configuration(const SingleLayerStudySettings& s, const StudyConfigKey& c,
+                                        const DatasetMaker& make_dataset, const SuiteContext& ctx) {
   // The data depend on the configuration only, so every width sees the same samples.
   const Dataset train = make_dataset(c, s.train_samples, derive_seed(ctx.seed, s.tag + "-train-" + c.variant + "-T" + std::to_string(c.T)));
   const Dataset valid = make_dataset(c, s.valid_samples, derive_seed(ctx.seed, s.tag + "-valid-" + c.variant + "-T" + std::to_string(c.T)));
@@ -45,7 +45,7 @@ json fit_configuration(const SingleLayerStudySettings& s, const StudyConfigKey& 
   for (double y : valid.y) var += (y - mean) * (y - mean) / static_cast<double>(valid.y.size());
   std::vector<int> widths = s.widths;
   std::sort(widths.begin(), widths.end());
-  json out = json::array();
+  std::vector<WidthFit> out;
   Model previous;
   bool have_previous = false;
   for (int p : widths) {
@@ -59,42 +59,63 @@ json fit_configuration(const SingleLayerStudySettings& s, const StudyConfigKey& 
     const ModelFitResult fit = fit_single_layer(arch, train, valid, o);
     const ParameterCounts counts = parameter_counts(fit.model);
     const std::string file = "weights/" + s.tag + "-single-" + file_safe(c.key()) + "-p" + std::to_string(p) + ".json";
-    const json weights = weights_to_json(fit.model);
-    write_json_file((std::filesystem::path(ctx.out_dir) / file).string(), weights);
-    out.push_back({{"variant", c.variant}, {"T", c.T}, {"n", c.n}, {"p", p}, {"M_ffn", counts.ffn}, {"M_total", counts.total},
-                   {"max_abs_weight", counts.max_abs_weight}, {"train_rmse", fit.train.rmse}, {"train_max", fit.train.max_abs},
-                   {"valid_rmse", fit.valid.rmse}, {"valid_max", fit.valid.max_abs}, {"valid_target_std", std::sqrt(var)},
-                   {"best_restart", fit.best_restart}, {"warm_started", have_previous},
-                   {"restart_valid_rmse", fit.restart_valid_rmse}, {"iterations", fit.iterations}, {"weights_file", file},
-                   {"weights", weights}});
+    WidthFit w;
+    w.variant = c.variant;
+    w.T = c.T;
+    w.n = c.n;
+    w.p = p;
+    w.M_ffn = counts.ffn;
+    w.M_total = counts.total;
+    w.max_abs_weight = counts.max_abs_weight;
+    w.train_rmse = fit.train.rmse;
+    w.train_max = fit.train.max_abs;
+    w.valid_rmse = fit.valid.rmse;
+    w.valid_max = fit.valid.max_abs;
+    w.valid_target_std = std::sqrt(var);
+    w.best_restart = fit.best_restart;
+    w.warm_started = have_previous;
+    w.restart_valid_rmse = fit.restart_valid_rmse;
+    w.iterations = fit.iterations;
+    w.termination = fit.termination;
+    w.weights_file = file;
+    w.weights = weights_to_json(fit.model);
+    write_json_file((std::filesystem::path(ctx.out_dir) / file).string(), w.weights);
+    out.push_back(std::move(w));
     previous = fit.model;
     have_previous = true;
   }
   return out;
 }
 
-json witness_point(const SingleLayerStudySettings& s, const StudyConfigKey& c, const json& fitted, const Target& F,
-                   const SuiteContext& ctx) {
-  const Model m = convert_model<double>(weights_from_json(fitted["weights"], 64), Precision{53});
-  const double eps = fitted["valid_max"];  // the model's sampled sup error on the validation set
+WitnessRecord witness_point(const SingleLayerStudySettings& s, const WidthFit& fitted, const Target& F,
+                            const SuiteContext& ctx) {
+  const StudyConfigKey c = fitted.config();
+  const Model m = convert_model<double>(weights_from_json(fitted.weights, 64), Precision{53});
+  const double eps = fitted.valid_max;  // the model's sampled sup error on the validation set
   WitnessSearchOptions o;
   o.candidates = s.witness_candidates;
   o.refine = s.witness_refine;
   o.seed = derive_seed(ctx.seed, s.tag + "-witness-" + c.key());
   const WitnessPair pair = search_witness(m, F, c.T, eps, o);
-  json out{{"variant", c.variant}, {"T", c.T}, {"n", c.n}, {"p", fitted["p"]}, {"eps", eps}, {"found", pair.found}};
+  WitnessRecord out;
+  out.variant = c.variant;
+  out.T = c.T;
+  out.n = c.n;
+  out.p = fitted.p;
+  out.eps = eps;
+  out.found = pair.found;
   if (!pair.found) return out;
   const long prec = 128;
   const ArbBall F1 = F(convert_sequence<ArbBall>(pair.X1, Precision{prec}));
   const ArbBall F2 = F(convert_sequence<ArbBall>(pair.X2, Precision{prec}));
   const WitnessCertificate cert = certify_witness(m, pair.X1, pair.X2, F1, F2, eps, prec);
-  out["certified"] = cert.valid;
-  out["reason"] = cert.reason;
-  out["target_gap_lower"] = cert.target_gap_lower;
-  out["state_distance_upper"] = cert.state_distance_upper;
-  out["width_lower_bound"] = cert.width_lower_bound;
-  out["X1"] = pair.X1;
-  out["X2"] = pair.X2;
+  out.certified = cert.valid;
+  out.reason = cert.reason;
+  out.target_gap_lower = cert.target_gap_lower;
+  out.state_distance_upper = cert.state_distance_upper;
+  out.width_lower_bound = cert.width_lower_bound;
+  out.X1 = pair.X1;
+  out.X2 = pair.X2;
   return out;
 }
 
@@ -105,14 +126,14 @@ SingleLayerStudy run_single_layer_study(const SingleLayerStudySettings& s, const
                                         const SuiteContext& ctx) {
   std::vector<std::string> keys;
   for (const auto& c : configs) keys.push_back(c.key());
-  SweepCheckpoint cp = ctx.checkpoint(s.tag + "-single-layer-fits", "v3");
+  SweepCheckpoint cp = ctx.checkpoint(s.tag + "-single-layer-fits", "v4");
   SingleLayerStudy study;
-  for (const auto& per_config : run_sweep("single-layer fits", keys,
-                                          [&](std::size_t i) { return fit_configuration(s, configs[i], make_dataset, ctx); },
-                                          cp, ctx.threads, ctx.progress))
+  for (const auto& per_config : run_sweep<std::vector<WidthFit>>(
+           "single-layer fits", keys, [&](std::size_t i) { return fit_configuration(s, configs[i], make_dataset, ctx); },
+           cp, ctx.threads, ctx.progress))
     for (const auto& f : per_config) study.fits.push_back(f);
 
-  std::vector<json> widest;
+  std::vector<WidthFit> widest;
   std::vector<std::string> wkeys;
   for (const auto& c : configs) {
     const auto f = fits_of(study, c);
@@ -120,14 +141,11 @@ SingleLayerStudy run_single_layer_study(const SingleLayerStudySettings& s, const
     widest.push_back(f.back());
     wkeys.push_back(c.key());
   }
-  SweepCheckpoint wcp = ctx.checkpoint(s.tag + "-witnesses", "v3");
-  study.witnesses = run_sweep("witness search", wkeys,
-                              [&](std::size_t i) {
-                                const json& f = widest[i];
-                                const StudyConfigKey c{f["variant"], f["T"], f["n"]};
-                                return witness_point(s, c, f, target_for(c), ctx);
-                              },
-                              wcp, ctx.threads, ctx.progress);
+  SweepCheckpoint wcp = ctx.checkpoint(s.tag + "-witnesses", "v4");
+  study.witnesses = run_sweep<WitnessRecord>(
+      "witness search", wkeys,
+      [&](std::size_t i) { return witness_point(s, widest[i], target_for(widest[i].config()), ctx); }, wcp, ctx.threads,
+      ctx.progress);
   return study;
 }
 
@@ -137,28 +155,28 @@ Interval kappa_interval(const LineFit& f) {
   return Interval{f.interval.lo < 0 ? -1.0 / f.interval.lo : -INFINITY, INFINITY};
 }
 
-std::vector<json> fits_of(const SingleLayerStudy& study, const StudyConfigKey& c) {
-  std::vector<json> out;
+std::vector<WidthFit> fits_of(const SingleLayerStudy& study, const StudyConfigKey& c) {
+  std::vector<WidthFit> out;
   for (const auto& f : study.fits)
-    if (f["variant"] == c.variant && f["T"] == c.T && f["n"] == c.n) out.push_back(f);
-  std::sort(out.begin(), out.end(), [](const json& a, const json& b) { return a["p"].get<int>() < b["p"].get<int>(); });
+    if (f.config() == c) out.push_back(f);
+  std::sort(out.begin(), out.end(), [](const WidthFit& a, const WidthFit& b) { return a.p < b.p; });
   return out;
 }
 
-const json* witness_of(const SingleLayerStudy& study, const StudyConfigKey& c) {
+const WitnessRecord* witness_of(const SingleLayerStudy& study, const StudyConfigKey& c) {
   for (const auto& w : study.witnesses)
-    if (w["variant"] == c.variant && w["T"] == c.T && w["n"] == c.n) return &w;
+    if (w.config() == c) return &w;
   return nullptr;
 }
 
 Series error_vs_M_series(const SingleLayerStudy& study, const StudyConfigKey& c, const std::string& id,
                          const std::string& title, std::uint64_t seed) {
   Series s = Series::make(id, title, "M_ffn", "validation sup error");
+  // fits_of sorts by width, and M_ffn grows with the width: x is ascending with y in step.
   for (const auto& f : fits_of(study, c)) {
-    s.x.push_back(f["M_ffn"].get<double>());
-    s.y.push_back(f["valid_max"].get<double>());
+    s.x.push_back(static_cast<double>(f.M_ffn));
+    s.y.push_back(f.valid_max);
   }
-  std::sort(s.x.begin(), s.x.end());
   if (s.x.size() >= 2) {
     s.fit = fit_loglog(s.x, s.y, FitOptions{seed});
     const Interval k = kappa_interval(*s.fit);
@@ -201,12 +219,11 @@ Check witness_check(const SingleLayerStudy& study, const std::string& id) {
   json rows = json::array();
   bool all_certified = true, any = false;
   for (const auto& w : study.witnesses) {
-    rows.push_back({{"variant", w["variant"]}, {"T", w["T"]}, {"n", w["n"]}, {"found", w["found"]},
-                    {"certified", w.value("certified", false)}, {"eps", w["eps"]},
-                    {"A", w.value("state_distance_upper", 0.0)}, {"width_lower_bound", w.value("width_lower_bound", 0.0)}});
-    if (w["found"].get<bool>()) {
+    rows.push_back({{"variant", w.variant}, {"T", w.T}, {"n", w.n}, {"found", w.found}, {"certified", w.certified},
+                    {"eps", w.eps}, {"A", w.state_distance_upper}, {"width_lower_bound", w.width_lower_bound}});
+    if (w.found) {
       any = true;
-      all_certified &= w.value("certified", false);
+      all_certified &= w.certified;
     }
   }
   return {id, Grade::Certified, !any ? Verdict::Inconclusive : all_certified ? Verdict::Pass : Verdict::Fail,
@@ -220,9 +237,9 @@ Check fits_learn_check(const SingleLayerStudy& study, const std::vector<int>& wi
   bool learned = true;
   json rows = json::array();
   for (const auto& f : study.fits) {
-    rows.push_back({{"variant", f["variant"]}, {"T", f["T"]}, {"n", f["n"]}, {"p", f["p"]}, {"M_ffn", f["M_ffn"]},
-                    {"valid_max", f["valid_max"]}, {"valid_rmse", f["valid_rmse"]}});
-    if (f["p"] == p_max) learned &= f["valid_rmse"].get<double>() < f["valid_target_std"].get<double>();
+    rows.push_back({{"variant", f.variant}, {"T", f.T}, {"n", f.n}, {"p", f.p}, {"M_ffn", f.M_ffn},
+                    {"valid_max", f.valid_max}, {"valid_rmse", f.valid_rmse}});
+    if (f.p == p_max) learned &= f.valid_rmse < f.valid_target_std;
   }
   return {id, Grade::Fitted, learned ? Verdict::Pass : Verdict::Fail,
           "at the widest p, every fitted single-layer model (Levenberg-Marquardt, analytic Jacobians, best restart by "

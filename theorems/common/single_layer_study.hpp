@@ -21,6 +21,7 @@ struct StudyConfigKey {
   int T = 1;
   int n = 1;
   std::string key() const;  // "variant,T=..,n=.."
+  bool operator==(const StudyConfigKey&) const = default;
 };
 
 struct SingleLayerStudySettings {
@@ -40,9 +41,56 @@ struct SingleLayerStudySettings {
 using DatasetMaker = std::function<Dataset(const StudyConfigKey&, int count, std::uint64_t seed)>;
 using TargetFor = std::function<Target(const StudyConfigKey&)>;
 
+/// One fitted width of one configuration.
+struct WidthFit {
+  std::string variant;
+  int T = 0;
+  int n = 0;
+  int p = 0;
+  std::size_t M_ffn = 0;
+  std::size_t M_total = 0;
+  double max_abs_weight = 0.0;
+  double train_rmse = 0.0, train_max = 0.0;
+  double valid_rmse = 0.0, valid_max = 0.0;  // valid_max: the sampled sup error on the validation set
+  double valid_target_std = 0.0;             // what predicting the mean would score (RMSE)
+  int best_restart = -1;
+  bool warm_started = false;
+  std::vector<double> restart_valid_rmse;
+  int iterations = 0;
+  std::string termination;  // Ceres's, for the best restart ("NO_CONVERGENCE": the iteration cap)
+  std::string weights_file;
+  nlohmann::json weights;  // the model in the weights format (docs/weights-format.md)
+
+  StudyConfigKey config() const { return {variant, T, n}; }
+};
+
+/// The witness search on one configuration's widest model (L4; for that encoder and attention only).
+struct WitnessRecord {
+  std::string variant;
+  int T = 0;
+  int n = 0;
+  int p = 0;
+  double eps = 0.0;  // the model's sampled validation sup error
+  bool found = false;
+  bool certified = false;
+  std::string reason;
+  double target_gap_lower = 0.0;
+  double state_distance_upper = 0.0;
+  double width_lower_bound = 0.0;
+  std::vector<std::vector<double>> X1, X2;
+
+  StudyConfigKey config() const { return {variant, T, n}; }
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WidthFit, variant, T, n, p, M_ffn, M_total, max_abs_weight, train_rmse, train_max,
+                                   valid_rmse, valid_max, valid_target_std, best_restart, warm_started,
+                                   restart_valid_rmse, iterations, termination, weights_file, weights)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WitnessRecord, variant, T, n, p, eps, found, certified, reason, target_gap_lower,
+                                   state_distance_upper, width_lower_bound, X1, X2)
+
 struct SingleLayerStudy {
-  std::vector<nlohmann::json> fits;       // one per (config, p): counts, errors, weights
-  std::vector<nlohmann::json> witnesses;  // one per config, on its widest model
+  std::vector<WidthFit> fits;            // one per (config, p)
+  std::vector<WitnessRecord> witnesses;  // one per config, on its widest model
 };
 
 /// The single-layer architecture fitted: FFN encoder d→p→E, one head (n' = n), FFN readout E→p→1.
@@ -57,8 +105,8 @@ SingleLayerStudy run_single_layer_study(const SingleLayerStudySettings& s, const
 Interval kappa_interval(const LineFit& f);
 
 /// Fits of one configuration, sorted by width.
-std::vector<nlohmann::json> fits_of(const SingleLayerStudy& study, const StudyConfigKey& c);
-const nlohmann::json* witness_of(const SingleLayerStudy& study, const StudyConfigKey& c);
+std::vector<WidthFit> fits_of(const SingleLayerStudy& study, const StudyConfigKey& c);
+const WitnessRecord* witness_of(const SingleLayerStudy& study, const StudyConfigKey& c);
 
 /// The validation sup error against M_ffn for one configuration, fitted in log-log.
 Series error_vs_M_series(const SingleLayerStudy& study, const StudyConfigKey& c, const std::string& id,

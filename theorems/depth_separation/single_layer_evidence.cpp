@@ -63,17 +63,18 @@ void run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteCont
       if (e.fit) per_T.emplace_back(T, *e.fit);
       r.series.push_back(e);
       const auto fits = fits_of(study, c);
-      if (!fits.empty()) {
-        // The two-layer construction's M_ffn at the error the widest single-layer model reached.
-        const json& best = fits.back();
-        const double eps = std::min(0.99, best["valid_max"].get<double>());
+      // The two-layer construction's M_ffn at the error the widest single-layer model reached (none
+      // when that error is 0: no construction is needed to match an exact fit).
+      if (!fits.empty() && fits.back().valid_max > 0) {
+        const WidthFit& best = fits.back();
+        const double eps = std::min(0.99, best.valid_max);
         const double m_two = static_cast<double>(parameter_counts(TwoLayerMinDotConstruction(cfg.d, T, eps).model()).ffn);
         ratio.x.push_back(T);
-        ratio.y.push_back(best["M_ffn"].get<double>() / m_two);
+        ratio.y.push_back(static_cast<double>(best.M_ffn) / m_two);
       }
-      if (const json* w = witness_of(study, c); w && w->value("certified", false)) {
+      if (const WitnessRecord* w = witness_of(study, c); w && w->certified) {
         wit.x.push_back(T);
-        wit.y.push_back((*w)["width_lower_bound"].get<double>());
+        wit.y.push_back(w->width_lower_bound);
       }
     }
     const std::string kid = "single-layer-kappa-vs-T-n" + std::to_string(n);

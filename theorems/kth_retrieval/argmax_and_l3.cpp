@@ -23,7 +23,26 @@ using mpfr::mpreal;
 
 namespace {
 
-json argmax_point(const KthRetrievalConfig& cfg, const SuiteContext& ctx, int T, double eps) {
+// One (T, ε) of the k = 1 construction sweep.
+struct ArgmaxPoint {
+  int T = 0;
+  double eps = 0.0;
+  double beta = 0.0;
+  std::size_t M_ffn = 0;
+  bool hypotheses_ok = false;
+  std::vector<std::string> violations;
+  double certified = 0.0;              // S(T, β), an upper bound in arb
+  double certified_simple_form = 0.0;  // (T − 1)/(eβ)
+  double random_max = 0.0, random_max_signed = 0.0;
+  double worst_case_max = 0.0, worst_case_max_signed = 0.0;
+  std::string weights_file;
+  std::string worst_input;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ArgmaxPoint, T, eps, beta, M_ffn, hypotheses_ok, violations, certified,
+                                   certified_simple_form, random_max, random_max_signed, worst_case_max,
+                                   worst_case_max_signed, weights_file, worst_input)
+
+ArgmaxPoint argmax_point(const KthRetrievalConfig& cfg, const SuiteContext& ctx, int T, double eps) {
   const OneHeadArgmaxConstruction c(T, eps);
   const ArgmaxCertificate cert = certify_argmax_retrieval(c.model(), T);
   const std::string file = "weights/thm2-argmax-T" + std::to_string(T) + "-eps" + number_key(eps) + ".json";
@@ -47,11 +66,9 @@ json argmax_point(const KthRetrievalConfig& cfg, const SuiteContext& ctx, int T,
     worst.push_back(X);
   }
   const SampledError er = sampled_error(hp, F, random), ew = sampled_error(hp, F, worst);
-  return {{"T", T}, {"eps", eps}, {"beta", c.beta()}, {"M_ffn", parameter_counts(c.model()).ffn},
-          {"hypotheses_ok", cert.hypotheses_ok}, {"violations", cert.violations}, {"certified", cert.bound},
-          {"certified_simple_form", cert.bound_simple}, {"random_max", er.max_abs}, {"random_max_signed", er.max_signed},
-          {"worst_case_max", ew.max_abs}, {"worst_case_max_signed", ew.max_signed}, {"weights_file", file},
-          {"worst_input", ew.worst_input}};
+  return ArgmaxPoint{T, eps, c.beta(), parameter_counts(c.model()).ffn, cert.hypotheses_ok, cert.violations,
+                     cert.bound, cert.bound_simple, er.max_abs, er.max_signed, ew.max_abs, ew.max_signed, file,
+                     ew.worst_input};
 }
 
 }  // namespace
@@ -64,10 +81,10 @@ void run_argmax_sweep(const KthRetrievalConfig& cfg, const SuiteContext& ctx, Su
       keys.push_back("T=" + std::to_string(T) + ",eps=" + number_key(eps));
       pts.emplace_back(T, eps);
     }
-  SweepCheckpoint cp = ctx.checkpoint("argmax", "v1");
-  const auto vals = run_sweep("k = 1 construction", keys,
-                              [&](std::size_t i) { return argmax_point(cfg, ctx, pts[i].first, pts[i].second); }, cp,
-                              ctx.threads, ctx.progress);
+  SweepCheckpoint cp = ctx.checkpoint("argmax", "v2");
+  const auto vals = run_sweep<ArgmaxPoint>(
+      "k = 1 construction", keys, [&](std::size_t i) { return argmax_point(cfg, ctx, pts[i].first, pts[i].second); }, cp,
+      ctx.threads, ctx.progress);
   bool cert_ok = true, sampled_ok = true, attained = true, no_ffn = true;
   std::map<std::string, double> bounds;
   json rows = json::array();
@@ -75,23 +92,23 @@ void run_argmax_sweep(const KthRetrievalConfig& cfg, const SuiteContext& ctx, Su
                              "k = 1, T = " + std::to_string(cfg.argmax_T.back()) + ": temperature needed against 1/eps",
                              "1/eps", "beta");
   for (std::size_t i = 0; i < vals.size(); ++i) {
-    const json& v = vals[i];
-    const double eps = v["eps"], cert = v["certified"];
+    const ArgmaxPoint& v = vals[i];
+    const double eps = v.eps, cert = v.certified;
     bounds[keys[i]] = cert;
-    cert_ok &= v["hypotheses_ok"].get<bool>() && cert <= eps;
+    cert_ok &= v.hypotheses_ok && cert <= eps;
     // One-sided: the head's output never exceeds the maximum (ŷ − F ≤ 0), up to MPFR's rounding at 128 bits
     // (a Gibbs mean that has collapsed onto the maximum can round 2^-128 above it).
     constexpr double kRounding = 1e-30;
-    sampled_ok &= v["random_max"].get<double>() <= cert && v["worst_case_max"].get<double>() <= cert &&
-                  v["random_max_signed"].get<double>() <= kRounding && v["worst_case_max_signed"].get<double>() <= kRounding;
-    attained &= v["T"] == 1 || v["worst_case_max"].get<double>() >= cert * (1 - 1e-9);
-    no_ffn &= v["M_ffn"] == 0;
-    rows.push_back({{"T", v["T"]}, {"eps", eps}, {"beta", v["beta"]}, {"certified", cert},
-                    {"simple_form", v["certified_simple_form"]}, {"random_max", v["random_max"]},
-                    {"worst_case_max", v["worst_case_max"]}, {"M_ffn", v["M_ffn"]}});
-    if (v["T"] == cfg.argmax_T.back()) {
+    sampled_ok &= v.random_max <= cert && v.worst_case_max <= cert && v.random_max_signed <= kRounding &&
+                  v.worst_case_max_signed <= kRounding;
+    attained &= v.T == 1 || v.worst_case_max >= cert * (1 - 1e-9);
+    no_ffn &= v.M_ffn == 0;
+    rows.push_back({{"T", v.T}, {"eps", eps}, {"beta", v.beta}, {"certified", cert},
+                    {"simple_form", v.certified_simple_form}, {"random_max", v.random_max},
+                    {"worst_case_max", v.worst_case_max}, {"M_ffn", v.M_ffn}});
+    if (v.T == cfg.argmax_T.back()) {
       beta.x.push_back(1.0 / eps);
-      beta.y.push_back(v["beta"].get<double>());
+      beta.y.push_back(v.beta);
     }
   }
   r.checks.push_back(with_bounds({"k1.certified-within-eps", Grade::Certified, cert_ok ? Verdict::Pass : Verdict::Fail,

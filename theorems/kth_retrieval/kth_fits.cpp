@@ -73,10 +73,13 @@ int score_sign_changes(const Model& m) {
 
 void run_kth_fits(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteResult& r) {
   std::vector<StudyConfigKey> configs;
-  for (int k : cfg.ks)
+  std::map<std::string, int> k_by_variant;  // the rank behind each variant name
+  for (int k : cfg.ks) {
+    k_by_variant[variant(k)] = k;
     for (int T : cfg.fit_T)
       for (int n : cfg.head_dims) configs.push_back({variant(k), T, n});
-  auto k_of = [](const StudyConfigKey& c) { return std::stoi(c.variant.substr(2)); };
+  }
+  auto k_of = [&](const StudyConfigKey& c) { return k_by_variant.at(c.variant); };
   const SingleLayerStudy study = run_single_layer_study(
       cfg.study, configs, [&](const StudyConfigKey& c) { return kth_largest_target(k_of(c)); },
       [&](const StudyConfigKey& c, int count, std::uint64_t seed) { return kth_dataset(k_of(c), c.T, count, seed); }, ctx);
@@ -177,8 +180,8 @@ void run_kth_fits(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteR
   int monotone = 0, total = 0;
   const int p_max = *std::max_element(cfg.study.widths.begin(), cfg.study.widths.end());
   for (const auto& f : study.fits)
-    if (f["p"] == p_max) {
-      const Model m = convert_model<double>(weights_from_json(f["weights"], 64), Precision{53});
+    if (f.p == p_max) {
+      const Model m = convert_model<double>(weights_from_json(f.weights, 64), Precision{53});
       monotone += score_sign_changes(m) == 0;
       ++total;
     }
