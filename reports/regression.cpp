@@ -3,6 +3,7 @@
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
 #include "reports/report_writer.hpp"
+#include "reports/text_format.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -14,22 +15,7 @@ namespace infoflow {
 
 namespace {
 
-std::string num(double v) {
-  std::ostringstream o;
-  o << std::setprecision(6) << v;
-  return o.str();
-}
-std::string xml_escape(const std::string& s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '&') r += "&amp;";
-    else if (c == '<') r += "&lt;";
-    else if (c == '>') r += "&gt;";
-    else if (c == '"') r += "&quot;";
-    else r += c;
-  }
-  return r;
-}
+std::string num(double v) { return format_number(v, 6); }
 double half_width(const Interval& i) { return 0.5 * (i.hi - i.lo); }
 
 }  // namespace
@@ -53,17 +39,12 @@ std::string RegressionReport::table() const {
 }
 
 std::string RegressionReport::junit_xml() const {
-  std::ostringstream x;
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"infoflow-verify regress\">\n"
-    << "  <testsuite name=\"regress\" tests=\"" << items.size() << "\" failures=\"" << regressions() << "\">\n";
-  for (const auto& i : items) {
-    x << "    <testcase classname=\"" << xml_escape(i.suite) << "\" name=\"" << xml_escape(i.kind + ":" + i.id) << "\">";
-    if (i.regression)
-      x << "<failure message=\"" << xml_escape("baseline " + i.baseline + ", current " + i.current + " " + i.detail) << "\"/>";
-    x << "</testcase>\n";
-  }
-  x << "  </testsuite>\n</testsuites>\n";
-  return x.str();
+  JUnitSuite suite{"regress", {}, -1.0};
+  for (const auto& i : items)
+    suite.cases.push_back({i.suite, i.kind + ":" + i.id,
+                           i.regression ? JUnitCase::Outcome::Failed : JUnitCase::Outcome::Passed,
+                           "baseline " + i.baseline + ", current " + i.current + " " + i.detail});
+  return infoflow::junit_xml("infoflow-verify regress", {suite});
 }
 
 RegressionReport compare_results(const std::vector<SuiteResult>& baseline, const std::vector<SuiteResult>& current) {

@@ -3,6 +3,7 @@
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
 #include "reports/svg_plot.hpp"
+#include "reports/text_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,20 +17,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string html_escape(const std::string& s) {
-  std::string r;
-  for (char c : s) {
-    switch (c) {
-      case '&': r += "&amp;"; break;
-      case '<': r += "&lt;"; break;
-      case '>': r += "&gt;"; break;
-      case '"': r += "&quot;"; break;
-      default: r += c;
-    }
-  }
-  return r;
-}
 
 std::string base64(const std::string& in) {
   static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -50,12 +37,8 @@ std::string base64(const std::string& in) {
   return out;
 }
 
-std::string num(double v, int digits = 4) {
-  if (!std::isfinite(v)) return v > 0 ? "+inf" : (v < 0 ? "-inf" : "nan");
-  std::ostringstream o;
-  o << std::setprecision(digits) << v;
-  return o.str();
-}
+std::string num(double v, int digits = 4) { return format_number(v, digits); }
+std::string html_escape(const std::string& s) { return xml_escape(s); }
 
 std::string interval_text(const Interval& i) { return "[" + num(i.lo) + ", " + num(i.hi) + "]"; }
 
@@ -93,33 +76,25 @@ std::string series_fit_text(const Series& s) {
   return t;
 }
 
-std::string plot_file_name(const SuiteResult& r, const Series& s) {
-  std::string n = r.suite + "--" + s.id;
-  for (auto& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
-  return n + ".svg";
+std::string plot_file_name(const SuiteResult& r, const Series& s) { return file_safe_name(r.suite + "--" + s.id) + ".svg"; }
+
+JUnitCase junit_case(const SuiteResult& r, const std::string& id, Verdict v, const std::string& msg) {
+  using O = JUnitCase::Outcome;
+  if (v == Verdict::Fail) return {r.suite, id, O::Failed, msg};
+  if (v == Verdict::Inconclusive) return {r.suite, id, O::Skipped, "inconclusive: " + msg};
+  return {r.suite, id, O::Passed, ""};
 }
 
-std::string junit_xml(const std::vector<SuiteResult>& results) {
-  std::ostringstream x;
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"infoflow-verify\">\n";
+std::string suites_junit_xml(const std::vector<SuiteResult>& results) {
+  std::vector<JUnitSuite> suites;
   for (const auto& r : results) {
-    const Counts c = count_checks(r);
-    x << "  <testsuite name=\"" << html_escape(r.suite) << "\" tests=\"" << (c.pass + c.fail + c.inconclusive)
-      << "\" failures=\"" << c.fail << "\" skipped=\"" << c.inconclusive << "\" time=\"" << num(r.elapsed_seconds, 6) << "\">\n";
-    auto testcase = [&](const std::string& id, Verdict v, const std::string& msg) {
-      x << "    <testcase classname=\"" << html_escape(r.suite) << "\" name=\"" << html_escape(id) << "\">";
-      if (v == Verdict::Fail) x << "<failure message=\"" << html_escape(msg) << "\"/>";
-      if (v == Verdict::Inconclusive) x << "<skipped message=\"inconclusive: " << html_escape(msg) << "\"/>";
-      x << "</testcase>\n";
-    };
-    for (const auto& k : r.checks) testcase(k.id, k.verdict, k.statement + " measured=" + compact(k.measured));
-    for (const auto& s : r.series)
-      if (s.band) testcase("series:" + s.id, s.verdict, series_fit_text(s));
-    x << "  </testsuite>\n";
+    JUnitSuite s{r.suite, {}, r.elapsed_seconds};
+    for (const auto& k : r.checks) s.cases.push_back(junit_case(r, k.id, k.verdict, k.statement + " measured=" + compact(k.measured)));
+    for (const auto& se : r.series)
+      if (se.band) s.cases.push_back(junit_case(r, "series:" + se.id, se.verdict, series_fit_text(se)));
+    suites.push_back(std::move(s));
   }
-  x << "</testsuites>\n";
-  return x.str();
+  return junit_xml("infoflow-verify", suites);
 }
 
 }  // namespace
@@ -317,7 +292,7 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
   write_text_file_atomic(files.markdown, md.str());
   write_text_file_atomic(files.html, html.str());
   write_json_file(files.results, json{{"schema", "infoflow-verify/results/1"}, {"suites", all}});
-  write_text_file_atomic(files.junit, junit_xml(results));
+  write_text_file_atomic(files.junit, suites_junit_xml(results));
   return files;
 }
 

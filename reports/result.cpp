@@ -22,7 +22,9 @@ Grade grade_from_name(const std::string& s) {
   if (s == "certified") return Grade::Certified;
   if (s == "sampled") return Grade::Sampled;
   if (s == "fitted") return Grade::Fitted;
-  return Grade::Exact;
+  if (s == "exact") return Grade::Exact;
+  // A misspelt grade in a baseline must not read as one.
+  throw InputError("grade", "expected a grade certified, sampled, fitted or exact, got '" + s + "'");
 }
 // JSON has no infinities: an unbounded end is null.
 json end_json(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }

@@ -82,11 +82,15 @@ TEST_CASE("A deliberately broken weight makes the certification fail", "[thm1]")
   }
 }
 
-TEST_CASE("Bad construction arguments are InputErrors naming the argument", "[thm1]") {
-  REQUIRE_THROWS_WITH(TwoLayerMinDotConstruction(0, 4, 0.1), Catch::Contains("--d"));
-  REQUIRE_THROWS_WITH(TwoLayerMinDotConstruction(2, 0, 0.1), Catch::Contains("--T"));
-  REQUIRE_THROWS_WITH(TwoLayerMinDotConstruction(2, 4, 0.0), Catch::Contains("--eps"));
-  REQUIRE_THROWS_WITH(TwoLayerMinDotConstruction(2, 4, 1.0), Catch::Contains("--eps"));
+TEST_CASE("Bad construction arguments are contract errors naming the parameter, never user-input errors", "[thm1]") {
+  // The suite validates --d, --T and --eps before building anything: reaching the constructor with a
+  // bad value is a bug (exit 3), and must not read as "--eps: expected ..." (exit 2).
+  REQUIRE_THROWS_AS(TwoLayerMinDotConstruction(0, 4, 0.1), ContractError);
+  REQUIRE_THROWS_WITH(TwoLayerMinDotConstruction(0, 4, 0.1), Catch::Contains("TwoLayerMinDotConstruction: d:"));
+  REQUIRE_THROWS_WITH(TwoLayerMinDotConstruction(2, 0, 0.1), Catch::Contains("T:"));
+  REQUIRE_THROWS_WITH(TwoLayerMinDotConstruction(2, 4, 0.0), Catch::Contains("eps:"));
+  REQUIRE_THROWS_WITH(TwoLayerMinDotConstruction(2, 4, 1.0), Catch::Contains("eps:"));
+  REQUIRE_THROWS_WITH(TwoLayerMinDotConstruction(2, 4, 1.0), !Catch::Contains("--eps"));
 }
 
 TEST_CASE("Analytic single-layer Jacobians agree with ceres::GradientChecker", "[thm1][gradient]") {
@@ -218,5 +222,5 @@ TEST_CASE("A narrower model embedded in a wider architecture computes the same f
     }
   }
   REQUIRE_THROWS_AS(embed_in_wider(random_model(single_layer_fit_architecture(2, 4, 2, 7), rng), single_layer_fit_architecture(2, 4, 2, 3), 1, 0.5),
-                    InputError);
+                    ContractError);
 }

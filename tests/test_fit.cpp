@@ -64,8 +64,13 @@ TEST_CASE("The bootstrap is deterministic for a seed", "[fit]") {
   REQUIRE(a.bootstrap_interval.hi == b.bootstrap_interval.hi);
 }
 
-TEST_CASE("Bad fit input is an InputError", "[fit]") {
-  REQUIRE_THROWS_AS(fit_loglog({1, 2, 3}, {1, -2, 3}), InputError);
-  REQUIRE_THROWS_AS(fit_loglog({1}, {1}), InputError);
-  REQUIRE_THROWS_AS(fit_loglog({2, 2, 2}, {1, 2, 3}), InputError);
+TEST_CASE("Points a fit cannot take are named by the problem check and refused as contract errors", "[fit]") {
+  REQUIRE(loglog_points_problem({1, 2, 3}, {1, -2, 3}) == "y[1] must be positive and finite for a log-log fit");
+  REQUIRE(loglog_points_problem({1}, {1}) == "expected at least two points to fit a slope");
+  REQUIRE(loglog_points_problem({2, 2, 2}, {1, 2, 3}) == "all x values are equal: the slope is undefined");
+  REQUIRE(loglog_points_problem({1, 2}, {1, 2}).empty());
+  REQUIRE(line_points_problem({1, 2}, {1}) == "x and y have different lengths");
+  REQUIRE_THROWS_AS(fit_loglog({1, 2, 3}, {1, -2, 3}), ContractError);
+  REQUIRE_THROWS_AS(fit_loglog({1}, {1}), ContractError);
+  REQUIRE_THROWS_AS(fit_loglog({2, 2, 2}, {1, 2, 3}), ContractError);
 }

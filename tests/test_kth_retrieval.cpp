@@ -27,7 +27,7 @@ TEST_CASE("k-th largest by the sorting network matches std::sort, and arb enclos
       REQUIRE(KthLargest{k}(convert_sequence<ArbBall>(X, Precision{64})).contains(mpreal(v[k - 1], 64)));
     }
   }
-  REQUIRE_THROWS_AS(KthLargest{4}(std::vector<std::vector<double>>(3, {0.5})), InputError);
+  REQUIRE_THROWS_AS(KthLargest{4}(std::vector<std::vector<double>>(3, {0.5})), ContractError);
 }
 
 TEST_CASE("k = 1: certified bound holds on random and worst-case inputs up to T = 1024 in MPFR", "[thm2]") {
@@ -68,8 +68,8 @@ TEST_CASE("k = 1: a broken weight or a low temperature fails the certification",
   Model cold = c.model();
   cold.temperatures[0] /= 3;
   REQUIRE(certify_argmax_retrieval(cold, 8).bound > 0.01);
-  REQUIRE_THROWS_AS(OneHeadArgmaxConstruction(0, 0.1), InputError);
-  REQUIRE_THROWS_AS(OneHeadArgmaxConstruction(4, 1.5), InputError);
+  REQUIRE_THROWS_AS(OneHeadArgmaxConstruction(0, 0.1), ContractError);
+  REQUIRE_THROWS_AS(OneHeadArgmaxConstruction(4, 1.5), ContractError);
 }
 
 TEST_CASE("L3 on its family: bounded away from zero for monotone scores, not for -(x-v)^2", "[thm2][L3]") {
@@ -82,6 +82,6 @@ TEST_CASE("L3 on its family: bounded away from zero for monotone scores, not for
     REQUIRE(c.grid_min_linear >= c.certified_infimum * (1 - 1e-12));
     REQUIRE(c.grid_min_nonmonotone < 1e-6);
   }
-  REQUIRE_THROWS_AS(certify_no_temperature(3, 1, 0.5, grid), InputError);
-  REQUIRE_THROWS_AS(certify_no_temperature(3, 4, 0.5, grid), InputError);
+  REQUIRE_THROWS_AS(certify_no_temperature(3, 1, 0.5, grid), ContractError);
+  REQUIRE_THROWS_AS(certify_no_temperature(3, 4, 0.5, grid), ContractError);
 }

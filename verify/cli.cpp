@@ -193,12 +193,8 @@ int cmd_fit(const std::string& csv, const std::string& band, std::uint64_t seed)
   const XYPoints points = read_xy_csv(csv, "--csv");
   const auto& x = points.x;
   const auto& y = points.y;
-  LineFit f;
-  try {
-    f = fit_loglog(x, y, FitOptions{seed});
-  } catch (const InputError& e) {
-    throw InputError("--csv", e.expectation());
-  }
+  if (const std::string problem = loglog_points_problem(x, y); !problem.empty()) throw InputError("--csv", problem);
+  const LineFit f = fit_loglog(x, y, FitOptions{seed});
   json out{{"model", "log y = intercept + slope * log x"}, {"seed", seed}};
   out["fit"] = to_json(f);
   if (!band.empty()) {
@@ -226,6 +222,23 @@ int cmd_suite(const GlobalOptions& g, const SuiteInfo& suite, const std::map<std
   return exit_code_for({r});
 }
 
+// One suite's failure must not cost the others their report: record it as a failed check. Its finished
+// sweep points stay in the checkpoints, so a rerun resumes.
+void record_stopped_suite(const GlobalOptions& g, const SuiteInfo& suite, const SuiteContext& ctx, const std::string& error,
+                          std::vector<SuiteResult>& results) {
+  std::fprintf(stderr, "[all] %s stopped: %s\n", suite.id.c_str(), error.c_str());
+  SuiteResult r;
+  r.suite = suite.id;
+  r.title = suite.title;
+  r.profile = g.profile;
+  r.seed = g.seed;
+  r.command = ctx.command;
+  r.checks.push_back({"suite.completed", Grade::Exact, Verdict::Fail, "the suite ran to completion",
+                      {{"error", error}}, {{"expected", "no error"}}});
+  write_json_file((std::filesystem::path(ctx.out_dir) / "result.json").string(), to_json(r));
+  results.push_back(r);
+}
+
 int cmd_all(const GlobalOptions& g, const std::string& only) {
   std::vector<const SuiteInfo*> selected;
   if (only.empty()) {
@@ -251,22 +264,13 @@ int cmd_all(const GlobalOptions& g, const std::string& only) {
     const SuiteContext ctx = make_context(g, suite, (std::filesystem::path(g.out) / suite.id).string());
     try {
       results.push_back(run_suite(suite, ctx));
-    } catch (const InputError&) {
-      throw;
+    } catch (const InputError& e) {
+      // The output folder fails every suite alike; anything else the user typed was checked before any
+      // suite ran, so an InputError here is a suite's own and stops that suite only.
+      if (e.argument() == "--out") throw;
+      record_stopped_suite(g, suite, ctx, e.what(), results);
     } catch (const std::exception& e) {
-      // One suite's failure must not cost the others their report: record it as a failed check. Its
-      // finished sweep points stay in the checkpoints, so a rerun resumes.
-      std::fprintf(stderr, "[all] %s stopped: %s\n", suite.id.c_str(), e.what());
-      SuiteResult r;
-      r.suite = suite.id;
-      r.title = suite.title;
-      r.profile = g.profile;
-      r.seed = g.seed;
-      r.command = ctx.command;
-      r.checks.push_back({"suite.completed", Grade::Exact, Verdict::Fail, "the suite ran to completion",
-                          {{"error", e.what()}}, {{"expected", "no error"}}});
-      write_json_file((std::filesystem::path(ctx.out_dir) / "result.json").string(), to_json(r));
-      results.push_back(r);
+      record_stopped_suite(g, suite, ctx, e.what(), results);
     }
   }
   const ReportFiles files = write_report(results, g.out);
@@ -459,6 +463,9 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const ContractError& e) {
+    std::cerr << "internal error (a bug in infoflow-verify, not in your input): " << e.what() << "\n";
+    return kExitInternal;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
     return kExitInternal;

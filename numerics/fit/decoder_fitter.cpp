@@ -92,7 +92,7 @@ ErrorStats decoder_errors(const FfnDecoder& d, const DecoderData& data) {
 
 DecoderFitResult fit_ffn_decoder(int E, int p, int out, const DecoderData& train, const DecoderData& valid,
                                  const ModelFitOptions& o) {
-  if (train.v.empty()) throw InputError("training set", "expected at least one sample");
+  if (train.v.empty()) throw ContractError("fit_ffn_decoder", "training set: expected at least one sample");
   std::vector<FfnDecoder> fits(o.restarts);
   std::vector<ErrorStats> tr(o.restarts), va(o.restarts);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, o.threads))

@@ -14,7 +14,33 @@ namespace infoflow {
 Verdict verdict_from_name(const std::string& s) {
   if (s == "pass") return Verdict::Pass;
   if (s == "fail") return Verdict::Fail;
-  return Verdict::Inconclusive;
+  if (s == "inconclusive") return Verdict::Inconclusive;
+  // A misspelt verdict in a baseline must not read as one.
+  throw InputError("verdict", "expected a verdict pass, fail or inconclusive, got '" + s + "'");
+}
+
+bool FitOptions::is_valid(std::string* why) const {
+  if (bootstrap_resamples < 1) return *why = "bootstrap_resamples = " + std::to_string(bootstrap_resamples) + ", expected >= 1", false;
+  if (!(confidence > 0.0 && confidence < 1.0)) return *why = "confidence = " + std::to_string(confidence) + ", expected in (0, 1)", false;
+  return true;
+}
+
+std::string line_points_problem(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size()) return "x and y have different lengths";
+  if (x.size() < 2) return "expected at least two points to fit a slope";
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return "point " + std::to_string(i) + " is not finite";
+  for (std::size_t i = 1; i < x.size(); ++i)
+    if (x[i] != x[0]) return "";
+  return "all x values are equal: the slope is undefined";
+}
+
+std::string loglog_points_problem(const std::vector<double>& x, const std::vector<double>& y) {
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!(x[i] > 0) || !std::isfinite(x[i])) return "x[" + std::to_string(i) + "] must be positive and finite for a log-log fit";
+  for (std::size_t i = 0; i < y.size(); ++i)
+    if (!(y[i] > 0) || !std::isfinite(y[i])) return "y[" + std::to_string(i) + "] must be positive and finite for a log-log fit";
+  return line_points_problem(x, y);
 }
 
 namespace {
@@ -70,15 +96,13 @@ double student_t_quantile(double confidence, int dof) {
 }
 
 LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y, const FitOptions& opt) {
-  if (x.size() != y.size()) throw InputError("points", "x and y have different lengths");
-  if (x.size() < 2) throw InputError("points", "expected at least two points to fit a slope");
-  for (std::size_t i = 0; i < x.size(); ++i)
-    if (!std::isfinite(x[i]) || !std::isfinite(y[i]))
-      throw InputError("points", "point " + std::to_string(i) + " is not finite");
+  std::string why;
+  if (!opt.is_valid(&why)) throw ContractError("fit_line", "FitOptions::" + why);
+  if (const std::string problem = line_points_problem(x, y); !problem.empty()) throw ContractError("fit_line", problem);
   std::vector<std::size_t> all(x.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   const Ols base = ols(x, y, all);
-  if (!base.ok) throw InputError("points", "all x values are equal: the slope is undefined");
+  if (!base.ok) throw ContractError("fit_line", "all x values are equal: the slope is undefined");
 
   LineFit f;
   f.n = x.size();
@@ -117,10 +141,9 @@ LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y, con
 }
 
 LineFit fit_loglog(const std::vector<double>& x, const std::vector<double>& y, const FitOptions& opt) {
+  if (const std::string problem = loglog_points_problem(x, y); !problem.empty()) throw ContractError("fit_loglog", problem);
   std::vector<double> lx, ly;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    if (!(x[i] > 0) || !std::isfinite(x[i])) throw InputError("points", "x[" + std::to_string(i) + "] must be positive and finite for a log-log fit");
-    if (!(y[i] > 0) || !std::isfinite(y[i])) throw InputError("points", "y[" + std::to_string(i) + "] must be positive and finite for a log-log fit");
     lx.push_back(std::log(x[i]));
     ly.push_back(std::log(y[i]));
   }

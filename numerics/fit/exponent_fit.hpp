@@ -5,6 +5,7 @@
 #include "numerics/fit/verdict.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace infoflow {
@@ -21,15 +22,24 @@ struct LineFit {
 };
 
 struct FitOptions {
-  std::uint64_t seed = 1;
-  int bootstrap_resamples = 2000;
-  double confidence = 0.95;
+  std::uint64_t seed = 1;        // of the bootstrap resampling
+  int bootstrap_resamples = 2000;  // >= 1
+  double confidence = 0.95;      // of both intervals, in (0, 1)
+  /// True when every field is in range; otherwise false, with the first violation in *why.
+  bool is_valid(std::string* why) const;
 };
 
-/// Least squares y = intercept + slope·x on the given points (no logs taken).
+/// Why these points cannot be fitted by fit_line (different lengths, fewer than two, non-finite,
+/// all x equal), or "" when they can. Callers holding user data turn it into an InputError.
+std::string line_points_problem(const std::vector<double>& x, const std::vector<double>& y);
+/// The same for fit_loglog, which also needs every x and y positive.
+std::string loglog_points_problem(const std::vector<double>& x, const std::vector<double>& y);
+
+/// Least squares y = intercept + slope·x on the given points (no logs taken). Points with a
+/// line_points_problem, or invalid options, are a ContractError.
 LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y, const FitOptions& opt = {});
 
-/// Fits log y against log x; every x and y must be positive and finite (InputError otherwise).
+/// Fits log y against log x; points with a loglog_points_problem are a ContractError.
 LineFit fit_loglog(const std::vector<double>& x, const std::vector<double>& y, const FitOptions& opt = {});
 
 /// The two-sided Student t quantile: P(|t_ν| ≤ q) = confidence. Uses arb's regularised incomplete beta.

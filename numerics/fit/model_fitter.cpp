@@ -33,7 +33,7 @@ void initialise(Model& m, const ParamLayout& layout, SplitMix64& rng, double sca
 Model embed_in_wider(const Model& small, const Architecture& big, std::uint64_t seed, double scale) {
   const ParamLayout from(small.arch), to(big);
   if (from.tensors().size() != to.tensors().size())
-    throw InputError("warm start", "the narrower model's architecture does not embed in the wider one");
+    throw ContractError("embed_in_wider", "warm start: the narrower model's architecture does not embed in the wider one");
   Model m = make_model<double>(big);
   m.temperatures = small.temperatures;
   SplitMix64 rng(seed);
@@ -41,7 +41,7 @@ Model embed_in_wider(const Model& small, const Architecture& big, std::uint64_t 
     const TensorSpec& a = from.tensors()[k];
     const TensorSpec& b = to.tensors()[k];
     if (a.name != b.name || a.rows > b.rows || a.cols > b.cols)
-      throw InputError("warm start", "tensor " + b.name + " of the wider model is smaller than the narrower one's");
+      throw ContractError("embed_in_wider", "warm start: tensor " + b.name + " of the wider model is smaller than the narrower one's");
     const bool hidden_bias = b.is_vector && b.name.size() >= 3 && b.name.compare(b.name.size() - 3, 3, ".b1") == 0;
     const bool input_weights = b.name.size() >= 3 && b.name.compare(b.name.size() - 3, 3, ".W1") == 0;
     for (int r = 0; r < b.rows; ++r)
@@ -71,10 +71,23 @@ ErrorStats model_errors(const Model& m, const Dataset& data) {
   return e;
 }
 
+bool ModelFitOptions::is_valid(std::string* why) const {
+  const auto bad = [why](const std::string& field, double value, const char* expected) {
+    *why = field + " = " + std::to_string(value) + ", expected " + expected;
+    return false;
+  };
+  if (restarts < 1) return bad("restarts", restarts, ">= 1");
+  if (max_iterations < 1) return bad("max_iterations", max_iterations, ">= 1");
+  if (!(init_scale > 0 && std::isfinite(init_scale))) return bad("init_scale", init_scale, "finite and > 0");
+  if (threads < 1) return bad("threads", threads, ">= 1");
+  if (!(temperature > 0 && std::isfinite(temperature))) return bad("temperature", temperature, "finite and > 0");
+  return true;
+}
+
 ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, const Dataset& valid,
                                 const ModelFitOptions& o) {
-  if (train.y.empty()) throw InputError("training set", "expected at least one sample");
-  if (o.restarts < 1) throw InputError("restarts", "expected at least one restart");
+  if (std::string why; !o.is_valid(&why)) throw ContractError("fit_single_layer", "ModelFitOptions::" + why);
+  if (train.y.empty()) throw ContractError("fit_single_layer", "training set: expected at least one sample");
   const ParamLayout layout(arch);
   const SingleLayerGradient grad(layout);
   const int P = static_cast<int>(layout.size());

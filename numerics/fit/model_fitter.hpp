@@ -20,15 +20,17 @@ struct Dataset {
 };
 
 struct ModelFitOptions {
-  int restarts = 4;
-  int max_iterations = 100;
-  double init_scale = 0.5;  // initial weights uniform in ±init_scale/√fan_in-ish (see fitter)
+  int restarts = 4;          // >= 1
+  int max_iterations = 100;  // >= 1, per restart
+  double init_scale = 0.5;   // > 0: initial weights uniform in ±init_scale/√fan_in-ish (see fitter)
   std::uint64_t seed = 1;
-  int threads = 1;
-  double temperature = 1.0;  // fixed: redundant with the scale of Q in a fit
+  int threads = 1;           // >= 1, over restarts
+  double temperature = 1.0;  // > 0, fixed: redundant with the scale of Q in a fit
   /// When set, restart 0 starts from this narrower model embedded in the wider architecture (same function:
   /// the new hidden units have zero output weights), so a width sweep never loses what a narrower fit found.
   const Model* warm_start = nullptr;
+  /// True when every field is in range; otherwise false, with the first violation in *why.
+  bool is_valid(std::string* why) const;
 };
 
 struct ErrorStats {

@@ -80,7 +80,7 @@ V map_backward(const double* p, const MapOffsets& m, const V& x, const MapTape& 
 }  // namespace
 
 SingleLayerGradient::SingleLayerGradient(const ParamLayout& layout) : L_(layout) {
-  if (layout.layers().size() != 1) throw InputError("model", "the analytic gradient covers single-layer models only");
+  if (layout.layers().size() != 1) throw ContractError("SingleLayerGradient", "model: the analytic gradient covers single-layer models only");
 }
 
 double SingleLayerGradient::evaluate(const double* params, const std::vector<double>& temperatures,

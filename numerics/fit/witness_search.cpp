@@ -52,7 +52,7 @@ struct WitnessResidual {
 }  // namespace
 
 WitnessPair search_witness(const Model& model, const Target& F, int T, double eps, const WitnessSearchOptions& o) {
-  if (!(eps > 0)) throw InputError("eps", "expected eps > 0");
+  if (!(eps > 0)) throw ContractError("search_witness", "eps: expected eps > 0");
   const int d = model.arch.d, E = model.arch.E;
   const ParamLayout L(model.arch);
   const double goal = 3.0 * eps * (1.0 + o.margin);

@@ -15,7 +15,7 @@ ArbBall e_const(long prec) {
   return e;
 }
 void require_T(long T) {
-  if (T < 1) throw InputError("T", "expected a sequence length T >= 1, got " + std::to_string(T));
+  if (T < 1) throw ContractError("gibbs_excess_sup", "T: expected a sequence length T >= 1, got " + std::to_string(T));
 }
 }  // namespace
 

@@ -14,8 +14,8 @@ double ReluExpansion::operator()(double z) const {
 }
 
 ReluExpansion relu_square_interpolant(double a, double b, int m) {
-  if (m < 1) throw InputError("m", "expected at least one piece");
-  if (!(b > a)) throw InputError("interval", "expected a < b");
+  if (m < 1) throw ContractError("relu_square_interpolant", "m: expected at least one piece");
+  if (!(b > a)) throw ContractError("relu_square_interpolant", "interval: expected a < b");
   ReluExpansion f;
   f.bias = a * a;
   const double h = (b - a) / m;

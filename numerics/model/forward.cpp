@@ -139,7 +139,7 @@ class ForwardPass {
 template <class S>
 ForwardResult<S> forward(const ModelT<S>& model, const ParamLayout& layout, const Sequence<S>& X) {
   if (model.params.size() != layout.size() || model.temperatures.size() != layout.temperature_count())
-    throw InputError("model", "parameter vector does not match its architecture");
+    throw ContractError("forward", "model: parameter vector does not match its architecture");
   return ForwardPass<S>(model, layout).run(X);
 }
 

@@ -19,6 +19,15 @@ class InputError : public std::runtime_error {
   std::string expectation_;
 };
 
+/// An internal precondition that failed: a bug in the toolkit (or a combination its callers should
+/// have refused earlier), never the user's input. `what()` says which function and what it got.
+/// The CLI prints it as an internal error (exit 3); `all` records it as that suite failing and goes on.
+class ContractError : public std::logic_error {
+ public:
+  ContractError(const std::string& where, const std::string& violation)
+      : std::logic_error(where + ": " + violation) {}
+};
+
 /// A numeric result that must not be reported (NaN, an undecidable ball, a failed hypothesis
 /// that a caller asserted). Never swallowed: a check that meets it fails loudly.
 class NumericError : public std::runtime_error {

@@ -28,7 +28,7 @@ bool better(const ClosestPair& a, const ClosestPair& b) {
 
 ClosestPair closest_pair_brute_force(const std::vector<double>& p, int E) {
   const long N = static_cast<long>(p.size()) / E;
-  if (N < 2) throw InputError("points", "expected at least two points");
+  if (N < 2) throw ContractError("closest_pair", "points: expected at least two points");
   ClosestPair best{0, 1, dist(p, E, 0, 1)};
   for (long a = 0; a < N; ++a)
     for (long b = a + 1; b < N; ++b) {
@@ -40,7 +40,7 @@ ClosestPair closest_pair_brute_force(const std::vector<double>& p, int E) {
 
 ClosestPair closest_pair(const std::vector<double>& p, int E, int threads, std::uint64_t seed) {
   const long N = static_cast<long>(p.size()) / E;
-  if (N < 2) throw InputError("points", "expected at least two points");
+  if (N < 2) throw ContractError("closest_pair", "points: expected at least two points");
   // Upper bound: neighbours along a random direction.
   SplitMix64 rng(seed);
   std::vector<double> dir(E);

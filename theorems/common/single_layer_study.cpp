@@ -3,7 +3,9 @@
 #include "numerics/fit/witness_search.hpp"
 #include "numerics/lemmas/lipschitz_witness.hpp"
 #include "numerics/model/weights_json.hpp"
+#include "numerics/util/errors.hpp"
 #include "numerics/util/rng.hpp"
+#include "reports/text_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -26,12 +28,6 @@ Architecture single_layer_fit_architecture(int d, int E, int n, int p) {
 }
 
 namespace {
-
-std::string file_safe(std::string s) {
-  for (auto& ch : s)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-') ch = '_';
-  return s;
-}
 
 // Every width of one configuration, narrowest first; each width's first restart starts from the previous
 // width's best model embedded (same function), so a wider fit never does worse on its training data.
@@ -58,7 +54,7 @@ std::vector<WidthFit> fit_configuration(const SingleLayerStudySettings& s, const
     o.warm_start = have_previous ? &previous : nullptr;
     const ModelFitResult fit = fit_single_layer(arch, train, valid, o);
     const ParameterCounts counts = parameter_counts(fit.model);
-    const std::string file = "weights/" + s.tag + "-single-" + file_safe(c.key()) + "-p" + std::to_string(p) + ".json";
+    const std::string file = "weights/" + s.tag + "-single-" + file_safe_name(c.key()) + "-p" + std::to_string(p) + ".json";
     WidthFit w;
     w.variant = c.variant;
     w.T = c.T;
@@ -121,9 +117,26 @@ WitnessRecord witness_point(const SingleLayerStudySettings& s, const WidthFit& f
 
 }  // namespace
 
+bool SingleLayerStudySettings::is_valid(std::string* why) const {
+  const auto at_least = [why](const char* field, int value, int min) {
+    if (value >= min) return true;
+    *why = std::string(field) + " = " + std::to_string(value) + ", expected >= " + std::to_string(min);
+    return false;
+  };
+  if (tag.empty()) return *why = "tag is empty (it names seeds, checkpoints and files)", false;
+  if (widths.empty()) return *why = "widths is empty", false;
+  for (int p : widths)
+    if (!at_least("a width", p, 1)) return false;
+  return at_least("d", d, 1) && at_least("E", E, 1) && at_least("train_samples", train_samples, 1) &&
+         at_least("valid_samples", valid_samples, 1) && at_least("restarts", restarts, 1) &&
+         at_least("max_iterations", max_iterations, 1) && at_least("witness_candidates", witness_candidates, 1) &&
+         at_least("witness_refine", witness_refine, 0);
+}
+
 SingleLayerStudy run_single_layer_study(const SingleLayerStudySettings& s, const std::vector<StudyConfigKey>& configs,
                                         const TargetFor& target_for, const DatasetMaker& make_dataset,
                                         const SuiteContext& ctx) {
+  if (std::string why; !s.is_valid(&why)) throw ContractError("run_single_layer_study", "SingleLayerStudySettings::" + why);
   std::vector<std::string> keys;
   for (const auto& c : configs) keys.push_back(c.key());
   SweepCheckpoint cp = ctx.checkpoint(s.tag + "-single-layer-fits", "v4");

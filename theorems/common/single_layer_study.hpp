@@ -35,6 +35,8 @@ struct SingleLayerStudySettings {
   int max_iterations = 150;
   int witness_candidates = 600;
   int witness_refine = 3;
+  /// True when every field is in range; otherwise false, with the first violation in *why.
+  bool is_valid(std::string* why) const;
 };
 
 /// Makes `count` labelled samples for a configuration, deterministically from `seed`.

@@ -22,9 +22,9 @@ Architecture two_layer_min_dot_architecture(int d, int ffn_width) {
 }
 
 TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps) : d_(d), T_(T), eps_(eps) {
-  if (d < 1) throw InputError("--d", "expected a token dimension d >= 1, got " + std::to_string(d));
-  if (T < 1) throw InputError("--T", "expected a sequence length T >= 1, got " + std::to_string(T));
-  if (!(eps > 0.0 && eps < 1.0)) throw InputError("--eps", "expected 0 < eps < 1, got " + std::to_string(eps));
+  if (d < 1) throw ContractError("TwoLayerMinDotConstruction", "d: expected a token dimension d >= 1, got " + std::to_string(d));
+  if (T < 1) throw ContractError("TwoLayerMinDotConstruction", "T: expected a sequence length T >= 1, got " + std::to_string(T));
+  if (!(eps > 0.0 && eps < 1.0)) throw ContractError("TwoLayerMinDotConstruction", "eps: expected 0 < eps < 1, got " + std::to_string(eps));
 
   const double h = std::sqrt(8.0 * eps / (3.0 * d));
   m_ = static_cast<int>(std::ceil(2.0 / h));

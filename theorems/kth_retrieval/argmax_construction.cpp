@@ -26,8 +26,8 @@ std::vector<std::pair<std::size_t, double>> argmax_weights(const ParamLayout& L)
 }  // namespace
 
 OneHeadArgmaxConstruction::OneHeadArgmaxConstruction(int T, double eps) {
-  if (T < 1) throw InputError("--T", "expected a sequence length T >= 1, got " + std::to_string(T));
-  if (!(eps > 0.0 && eps < 1.0)) throw InputError("--eps", "expected 0 < eps < 1, got " + std::to_string(eps));
+  if (T < 1) throw ContractError("OneHeadArgmaxConstruction", "T: expected a sequence length T >= 1, got " + std::to_string(T));
+  if (!(eps > 0.0 && eps < 1.0)) throw ContractError("OneHeadArgmaxConstruction", "eps: expected 0 < eps < 1, got " + std::to_string(eps));
   const double s1 = gibbs_excess_sup(T, ArbBall(1.0, 128)).upper();
   beta_ = T == 1 ? 1.0 : std::nextafter(s1 / eps * (1.0 + 1e-12), INFINITY);
   model_ = make_model<double>(argmax_architecture());

@@ -13,7 +13,7 @@ struct KthLargest {
   template <class S>
   S operator()(const Sequence<S>& X) const {
     if (k < 1 || k > static_cast<int>(X.size()))
-      throw InputError("--k", "expected 1 <= k <= T, got k = " + std::to_string(k) + " with T = " + std::to_string(X.size()));
+      throw ContractError("KthLargest", "k: expected 1 <= k <= T, got k = " + std::to_string(k) + " with T = " + std::to_string(X.size()));
     std::vector<S> v;
     for (const auto& x : X) v.push_back(x[0]);
     // Bubble passes move the k largest to the front in decreasing order.

@@ -21,8 +21,8 @@ ArbBall family_error(int T, int k, const ArbBall& v, const ArbBall& s_top, const
 
 NoTemperatureCertificate certify_no_temperature(int T, int k, double v, const std::vector<double>& beta_grid, long prec) {
   if (k < 2 || k > T)
-    throw InputError("--k", "L3 concerns 2 <= k <= T, got k = " + std::to_string(k) + " with T = " + std::to_string(T));
-  if (!(v >= 0.0 && v < 1.0)) throw InputError("v", "expected the k-th value in [0, 1)");
+    throw ContractError("certify_no_temperature", "k: L3 concerns 2 <= k <= T, got k = " + std::to_string(k) + " with T = " + std::to_string(T));
+  if (!(v >= 0.0 && v < 1.0)) throw ContractError("certify_no_temperature", "v: expected the k-th value in [0, 1)");
   NoTemperatureCertificate c;
   c.T = T;
   c.k = k;

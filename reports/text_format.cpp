@@ -1,0 +1,63 @@
+#include "reports/text_format.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace infoflow {
+
+std::string format_number(double v, int digits) {
+  if (!std::isfinite(v)) return v > 0 ? "+inf" : (v < 0 ? "-inf" : "nan");
+  std::ostringstream o;
+  o << std::setprecision(digits) << v;
+  return o.str();
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string r;
+  r.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': r += "&amp;"; break;
+      case '<': r += "&lt;"; break;
+      case '>': r += "&gt;"; break;
+      case '"': r += "&quot;"; break;
+      default: r += c;
+    }
+  }
+  return r;
+}
+
+std::string file_safe_name(std::string s) {
+  for (auto& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  return s;
+}
+
+std::string junit_xml(const std::string& document_name, const std::vector<JUnitSuite>& suites) {
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"" << xml_escape(document_name) << "\">\n";
+  for (const auto& s : suites) {
+    int failures = 0, skipped = 0;
+    for (const auto& c : s.cases) {
+      failures += c.outcome == JUnitCase::Outcome::Failed;
+      skipped += c.outcome == JUnitCase::Outcome::Skipped;
+    }
+    x << "  <testsuite name=\"" << xml_escape(s.name) << "\" tests=\"" << s.cases.size() << "\" failures=\"" << failures
+      << "\" skipped=\"" << skipped << "\"";
+    if (s.seconds >= 0) x << " time=\"" << format_number(s.seconds, 6) << "\"";
+    x << ">\n";
+    for (const auto& c : s.cases) {
+      x << "    <testcase classname=\"" << xml_escape(c.classname) << "\" name=\"" << xml_escape(c.name) << "\">";
+      if (c.outcome == JUnitCase::Outcome::Failed) x << "<failure message=\"" << xml_escape(c.message) << "\"/>";
+      if (c.outcome == JUnitCase::Outcome::Skipped) x << "<skipped message=\"" << xml_escape(c.message) << "\"/>";
+      x << "</testcase>\n";
+    }
+    x << "  </testsuite>\n";
+  }
+  x << "</testsuites>\n";
+  return x.str();
+}
+
+}  // namespace infoflow

@@ -1,0 +1,35 @@
+#pragma once
+// Text helpers shared by the report writer and the regression: number formatting, escaping for
+// HTML/XML, file-safe names, and one JUnit XML writer.
+#include <string>
+#include <vector>
+
+namespace infoflow {
+
+/// `digits` significant digits; "+inf", "-inf" or "nan" for non-finite values.
+std::string format_number(double v, int digits = 4);
+
+/// Escapes & < > " for HTML text, attributes and XML alike.
+std::string xml_escape(const std::string& s);
+
+/// Every character but letters, digits, '-' and '_' becomes '_'.
+std::string file_safe_name(std::string s);
+
+struct JUnitCase {
+  enum class Outcome { Passed, Failed, Skipped };
+  std::string classname;
+  std::string name;
+  Outcome outcome = Outcome::Passed;
+  std::string message;  // for Failed and Skipped
+};
+
+struct JUnitSuite {
+  std::string name;
+  std::vector<JUnitCase> cases;
+  double seconds = -1.0;  // omitted when negative
+};
+
+/// A JUnit XML document with one <testsuite> per suite.
+std::string junit_xml(const std::string& document_name, const std::vector<JUnitSuite>& suites);
+
+}  // namespace infoflow
