@@ -57,6 +57,10 @@ RegressionReport compare_results(const std::vector<SuiteResult>& baseline, const
       continue;
     }
     const SuiteResult& c = *cur[b.suite];
+    // Not a regression by itself, but every difference below may be the code's, not the machine's.
+    if (b.build_commit != c.build_commit)
+      rep.items.push_back({"commit", b.suite, "(build)", b.build_commit, c.build_commit, false,
+                           "baseline and current runs come from different builds"});
     std::map<std::string, const Check*> cchecks;
     for (const auto& k : c.checks) cchecks[k.id] = &k;
     for (const auto& bk : b.checks) {

@@ -86,3 +86,12 @@ TEST_CASE("Regression items name the check in JUnit XML", "[regress]") {
   REQUIRE_THAT(xml, Catch::Contains("name=\"verdict:c.other\"><failure"));
   REQUIRE_THAT(xml, Catch::Contains("failures=\"1\""));
 }
+
+TEST_CASE("A baseline from another build is named, without counting as a regression", "[regress]") {
+  SuiteResult base = baseline_suite(), cur = baseline_suite();
+  base.build_commit = "aaaa";
+  cur.build_commit = "bbbb";
+  const RegressionReport rep = compare_results({base}, {cur});
+  REQUIRE(rep.regressions() == 0);
+  REQUIRE_THAT(rep.table(), Catch::Contains("commit") && Catch::Contains("aaaa") && Catch::Contains("bbbb"));
+}

@@ -59,3 +59,21 @@ TEST_CASE("MPFR and arb are thread safe under OpenMP with explicit precision", "
   REQUIRE(serial == parallel);
   for (const auto& s : parallel) REQUIRE(s.substr(s.rfind('|') + 1) == "256");
 }
+
+TEST_CASE("What a ball promises at its edges: bad text, indeterminate bounds, exact zeros", "[scalars]") {
+  const ArbBall junk(std::string("not a number"), 128);
+  REQUIRE_FALSE(junk.is_finite());
+  REQUIRE_FALSE(junk.upper() <= 0.0);  // +inf or NaN: never a usable upper bound
+  REQUIRE_FALSE(junk.lower() >= 0.0);
+  const ArbBall x = ArbBall::interval(0.25, 0.5, 128);
+  const ArbBall difference = x - x;  // [0 ± 2r]: not zero in ball arithmetic
+  REQUIRE(difference.rad() > 0.0);
+  const ArbBall zero = ScalarTraits<ArbBall>::zero_like(x);
+  REQUIRE(zero.rad() == 0.0);
+  REQUIRE(zero.mid() == 0.0);
+  REQUIRE(zero.prec() == 128);
+  // to_double is the midpoint, inside the ball but not a bound of it.
+  REQUIRE(ScalarTraits<ArbBall>::to_double(x) == Approx(0.375));
+  REQUIRE(x.upper() >= 0.5);
+  REQUIRE(x.lower() <= 0.25);
+}

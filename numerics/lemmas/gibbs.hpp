@@ -15,7 +15,7 @@ S gibbs_mean_excess(const std::vector<S>& b, const S& beta) {
   using Tr = ScalarTraits<S>;
   S lo = b[0];
   for (const auto& v : b) lo = -Tr::max_of(-lo, -v);
-  S num = lo - lo, den = lo - lo;
+  S num = Tr::zero_like(lo), den = Tr::zero_like(lo);
   for (const auto& v : b) {
     const S gap = v - lo;
     const S w = Tr::exp_of(-(beta * gap));

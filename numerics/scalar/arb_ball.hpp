@@ -2,9 +2,14 @@
 // A small RAII value type over arb_t (a midpoint-radius ball), so that the numeric core can be
 // written once as a template and instantiated for double, mpfr::mpreal and ArbBall.
 //
+// The containment rule (arb's): the ball an operation returns contains the exact result for every
+// choice of points in its input balls. Everything below promises that and only adds what differs.
+// A ball may be indeterminate (NaN midpoint or infinite radius): it contains every real number, so
+// it is always a valid, useless, enclosure; is_finite() tells.
+//
 // Every ball carries its working precision; a binary operation works at the larger of the two.
 // Comparisons that cannot be decided from the balls return Tribool::Unknown instead of guessing.
-#include <mpreal.h>  // must precede arb.h (see TOOLCHAIN.md)
+#include <mpreal.h>  // must precede arb.h (arb.h switches on MPFR macros that break mpreal)
 
 #include <arb.h>
 
@@ -22,7 +27,9 @@ class ArbBall {
   explicit ArbBall(long prec);
   ArbBall(double v, long prec);
   ArbBall(const mpfr::mpreal& v, long prec);     // exact: the mpfr value becomes the midpoint
-  ArbBall(const std::string& decimal, long prec);  // enclosure of the decimal number
+  /// An enclosure of the decimal number. Text that does not parse gives an indeterminate ball (it
+  /// contains everything), not an error: check is_finite() when the text comes from outside.
+  ArbBall(const std::string& decimal, long prec);
   ArbBall(const ArbBall& o);
   ArbBall(ArbBall&& o) noexcept;
   ArbBall& operator=(const ArbBall& o);
@@ -37,10 +44,13 @@ class ArbBall {
   const arb_t& raw() const { return v_; }
   long prec() const { return prec_; }
 
-  double mid() const;
-  double rad() const;
-  double upper() const;  // an upper bound of every point of the ball, rounded up to double
-  double lower() const;  // rounded down to double
+  double mid() const;  // the midpoint rounded to double: a representative, not a bound
+  double rad() const;  // the radius rounded up to double
+  /// An upper bound of every point of the ball, rounded up to double: +inf for a ball with infinite
+  /// radius, NaN for a ball with a NaN midpoint (callers compare with `<=`, which NaN fails).
+  double upper() const;
+  /// A lower bound, rounded down: -inf for an infinite radius, NaN for a NaN midpoint.
+  double lower() const;
   bool is_finite() const;
   bool contains(const mpfr::mpreal& x) const;
   bool contains(const ArbBall& x) const;

@@ -2,6 +2,7 @@
 // What the generic numeric core needs to know about a scalar type: how to make one from a double
 // at a given precision, how to read it back, and the non-arithmetic functions it uses (exp, max).
 // Arithmetic itself comes from the type's operators; exp/max are found by argument-dependent lookup.
+// zero_like(v) is an exact zero of v's precision, for accumulators.
 #include "numerics/scalar/arb_ball.hpp"  // includes mpreal.h first
 
 #include <algorithm>
@@ -28,6 +29,7 @@ struct ScalarTraits<double> {
   static double relu(double v) { return v > 0.0 ? v : 0.0; }
   static double max_of(double a, double b) { return std::max(a, b); }
   static double exp_of(double a) { return std::exp(a); }
+  static double zero_like(double) { return 0.0; }
 };
 
 template <>
@@ -43,6 +45,7 @@ struct ScalarTraits<mpfr::mpreal> {
   static mpfr::mpreal relu(const mpfr::mpreal& v) { return v > 0 ? v : mpfr::mpreal(0, v.get_prec()); }
   static mpfr::mpreal max_of(const mpfr::mpreal& a, const mpfr::mpreal& b) { return a >= b ? a : b; }
   static mpfr::mpreal exp_of(const mpfr::mpreal& a) { return mpfr::exp(a); }
+  static mpfr::mpreal zero_like(const mpfr::mpreal& v) { return mpfr::mpreal(0, v.get_prec()); }
 };
 
 template <>
@@ -50,10 +53,13 @@ struct ScalarTraits<ArbBall> {
   static constexpr const char* name = "arb";
   static ArbBall from_double(double v, Precision p) { return ArbBall(v, p.bits); }
   static ArbBall from_mpreal(const mpfr::mpreal& v, Precision p) { return ArbBall(v, p.bits); }
+  /// The midpoint: a representative value, NOT an enclosure (use upper()/lower() for bounds).
   static double to_double(const ArbBall& v) { return v.mid(); }
   static ArbBall relu(const ArbBall& v) { return max(v, ArbBall(0.0, v.prec())); }
   static ArbBall max_of(const ArbBall& a, const ArbBall& b) { return max(a, b); }
   static ArbBall exp_of(const ArbBall& a) { return exp(a); }
+  /// An exact zero (radius 0) at v's precision. (v − v is not zero in ball arithmetic: it is [0 ± 2r].)
+  static ArbBall zero_like(const ArbBall& v) { return ArbBall(0.0, v.prec()); }
 };
 
 }  // namespace infoflow
