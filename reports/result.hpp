@@ -31,7 +31,7 @@ struct Check {
 
 struct ExponentRef {
   double value = 0.0;
-  std::string source;  // "stated" (by the paper) or "derived" (in SPEC, for our construction)
+  std::string source;  // "stated" (by the paper) or "derived" (in docs/theory.md, for our construction)
   /// For a linear (not log-log) series whose reference is a line in x: y = intercept + value·x.
   std::optional<double> intercept = std::nullopt;
 };
@@ -93,7 +93,7 @@ inline Check with_bounds(Check c, std::map<std::string, double> bounds, bool upp
   return c;
 }
 
-/// A check built from a fit: the verdict of its interval against the band (SPEC §1).
+/// A check built from a fit: the verdict of its interval against the band (docs/theory.md §1).
 Check check_from_fit(const std::string& id, const std::string& statement, const LineFit& fit, const Interval& band);
 
 nlohmann::json to_json(const LineFit& f);

@@ -21,7 +21,7 @@ TEST_CASE("double, mpfr:512 and arb:256 agree on random two-layer models", "[for
   }
 }
 
-TEST_CASE("Parameter counts follow SPEC §1 (dense FFN count)", "[forward]") {
+TEST_CASE("Parameter counts follow docs/theory.md §1 (dense FFN count)", "[forward]") {
   const Architecture a = feature_complete_architecture(3, 7, 6);
   const ParamLayout L(a);
   // encoder FFN 3->5->7, layer-0 FFN 7->6->7, readout FFN 7->4->1: p(in+1) + out(p+1) each.

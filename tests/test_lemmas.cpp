@@ -10,7 +10,7 @@
 
 using namespace infoflow;
 
-TEST_CASE("S(T, beta) in arb matches a brute-force maximisation and SPEC's figures", "[lemmas][L1]") {
+TEST_CASE("S(T, beta) in arb matches a brute-force maximisation and the reference figures (docs/theory.md §2)", "[lemmas][L1]") {
   for (long T : {1L, 2L, 3L, 4L, 5L, 9L, 33L, 100L, 1024L}) {
     for (double beta : {0.5, 1.0, 37.0}) {
       const ArbBall S = gibbs_excess_sup(T, ArbBall(beta, 128));
@@ -21,7 +21,7 @@ TEST_CASE("S(T, beta) in arb matches a brute-force maximisation and SPEC's figur
       REQUIRE(S.rad() < 1e-30);
     }
   }
-  // SPEC §2: beta*S = 0.46, 0.72, 1.04 at T = 3, 5, 9.
+  // docs/theory.md §2: beta*S = 0.46, 0.72, 1.04 at T = 3, 5, 9.
   REQUIRE(gibbs_excess_sup(3, ArbBall(1.0, 64)).mid() == Approx(0.46).margin(0.005));
   REQUIRE(gibbs_excess_sup(5, ArbBall(1.0, 64)).mid() == Approx(0.72).margin(0.005));
   REQUIRE(gibbs_excess_sup(9, ArbBall(1.0, 64)).mid() == Approx(1.04).margin(0.005));

@@ -1,6 +1,6 @@
 #pragma once
 // Fits an FFN decoder R^E → R^out (width p, ReLU) to (state, targets) pairs by Levenberg–Marquardt with
-// analytic Jacobians, restarts in parallel under OpenMP, best kept by validation RMSE (Theorem 3, SPEC §5).
+// analytic Jacobians, restarts in parallel under OpenMP, best kept by validation RMSE (Theorem 3, docs/theory.md §5).
 #include "numerics/fit/model_fitter.hpp"
 
 #include <vector>

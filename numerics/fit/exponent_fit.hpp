@@ -1,5 +1,5 @@
 #pragma once
-// Scaling-exponent fits of SPEC §1: least squares of log y on log x, with a t-interval, a seeded
+// Scaling-exponent fits of docs/theory.md §1: least squares of log y on log x, with a t-interval, a seeded
 // percentile bootstrap over points, R², and a verdict against a pass band. The interval used for
 // the verdict is the hull of the two intervals, so the verdict is as cautious as the wider one.
 #include "numerics/fit/verdict.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Fits single-layer models (SPEC §1) by Levenberg–Marquardt (Ceres) with analytic Jacobians.
+// Fits single-layer models (docs/theory.md §1) by Levenberg–Marquardt (Ceres) with analytic Jacobians.
 // Several restarts run in parallel under OpenMP, each with one Ceres thread; the restart with the
 // lowest validation RMSE is kept (ties: the lower restart index, so the result is deterministic).
 #include "numerics/model/model.hpp"

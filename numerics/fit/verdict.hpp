@@ -23,7 +23,7 @@ struct Interval {
   bool disjoint(const Interval& band) const { return hi < band.lo || lo > band.hi; }
 };
 
-/// SPEC §1: pass when the interval lies inside the band, fail when it lies outside, else inconclusive.
+/// docs/theory.md §1: pass when the interval lies inside the band, fail when it lies outside, else inconclusive.
 inline Verdict judge_interval(const Interval& ci, const Interval& band) {
   if (ci.bounded() && ci.inside(band)) return Verdict::Pass;
   if (ci.disjoint(band)) return Verdict::Fail;

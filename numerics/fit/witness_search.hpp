@@ -1,5 +1,5 @@
 #pragma once
-// Searches for a witness pair of lemma L4 (SPEC §2): inputs X1, X2 in [0,1]^{T·d} whose targets differ
+// Searches for a witness pair of lemma L4 (docs/theory.md §2): inputs X1, X2 in [0,1]^{T·d} whose targets differ
 // by at least 3ε while the model's pre-readout states are as close as possible. Random candidates
 // (fresh pairs and local perturbations) seed a Ceres refinement with bounded variables; the best pair
 // is returned for certification in arb (certify_witness). A search finds evidence, not an optimum.

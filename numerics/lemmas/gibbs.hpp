@@ -1,5 +1,5 @@
 #pragma once
-// Lemmas L1-L3 of SPEC §2: how far a softmax (Gibbs) average of scores sits from their minimum or
+// Lemmas L1-L3 of docs/theory.md §2: how far a softmax (Gibbs) average of scores sits from their minimum or
 // maximum, how much weight a score gap leaves off the arg-max, and why no temperature isolates a
 // score that is not the largest.
 #include "numerics/scalar/scalar_traits.hpp"

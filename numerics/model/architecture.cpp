@@ -33,7 +33,7 @@ void Architecture::validate() const {
     }
     require(layers[l].ffn_width >= 0, name + ".ffn", "expected a width >= 0");
     require(l + 1 < layers.size() || layers[l].ffn_width == 0, name + ".ffn",
-            "the last layer has no token-wise FFN (SPEC §1: the readout follows it)");
+            "the last layer has no token-wise FFN (docs/theory.md §1: the readout follows it)");
   }
 }
 

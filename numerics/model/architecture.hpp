@@ -1,5 +1,5 @@
 #pragma once
-// The shape of a transformer of SPEC §1, independent of its weights and of the scalar type.
+// The shape of a transformer of docs/theory.md §1, independent of its weights and of the scalar type.
 // Parameters live in one flat vector (so that Ceres fits, conversions between scalar types and
 // the JSON format all share one layout); ParamLayout says where each tensor sits in it.
 #include <cstddef>
@@ -89,7 +89,7 @@ class ParamLayout {
   const std::vector<LayerOffsets>& layers() const { return layers_; }
   const MapOffsets& readout() const { return readout_; }
 
-  /// Dense count of every FFN's weights and biases, p(in+1) + out(p+1) each (SPEC §1, M_ffn).
+  /// Dense count of every FFN's weights and biases, p(in+1) + out(p+1) each (docs/theory.md §1, M_ffn).
   std::size_t ffn_parameter_count() const;
   /// Every parameter but the temperatures (M_total).
   std::size_t total_parameter_count() const { return size_; }

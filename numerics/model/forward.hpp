@@ -1,5 +1,5 @@
 #pragma once
-// The forward pass of SPEC §1, written once for every scalar type. Explicitly instantiated for
+// The forward pass of docs/theory.md §1, written once for every scalar type. Explicitly instantiated for
 // double, mpfr::mpreal and ArbBall in forward.cpp.
 #include "numerics/model/model.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// A transformer of SPEC §1 with weights of scalar type S: the architecture, the flat parameter
+// A transformer of docs/theory.md §1 with weights of scalar type S: the architecture, the flat parameter
 // vector laid out by ParamLayout, one temperature per head (free, not counted as a parameter),
 // and the precision every scalar created during evaluation gets.
 #include "numerics/model/architecture.hpp"
@@ -49,7 +49,7 @@ ModelT<To> convert_model(const ModelT<From>& m, Precision p) {
   return r;
 }
 
-/// The parameter counts and weight size reported with every model (SPEC §1).
+/// The parameter counts and weight size reported with every model (docs/theory.md §1).
 struct ParameterCounts {
   std::size_t ffn = 0;    // M_ffn
   std::size_t total = 0;  // M_total

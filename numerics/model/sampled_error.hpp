@@ -1,5 +1,5 @@
 #pragma once
-// Sampled error (SPEC §1): the largest |ŷ(X) − F(X)| over given inputs, both evaluated in MPFR.
+// Sampled error (docs/theory.md §1): the largest |ŷ(X) − F(X)| over given inputs, both evaluated in MPFR.
 #include "numerics/model/target.hpp"
 
 #include <string>

@@ -1,9 +1,9 @@
 #pragma once
-// Concrete aggregation maps Φ: [0,1]^{T0·d} → unit ball of R^E (SPEC §5 (b)), written once for double and arb.
+// Concrete aggregation maps Φ: [0,1]^{T0·d} → unit ball of R^E (docs/theory.md §5 (b)), written once for double and arb.
 //   RandomLinearMap        v = s·A·vec(X), A Gaussian, s = 1/(‖A‖_F √(T0 d)) so ‖v‖ ≤ 1. Loses information
 //                          outright when T0·d > E (a kernel direction).
 //   PositionalAverageMap   v = (1/(T0 √E)) Σ_t p_t ⊙ φ(x(t)), φ_j(x) = cos(ω_j·x + b_j), fixed positional
-//                          vectors p_t ∈ [−1, 1]^E: the specific-position mode of SPEC §6 on a nonlinear encoder.
+//                          vectors p_t ∈ [−1, 1]^E: the specific-position mode of docs/theory.md §6 on a nonlinear encoder.
 //                          Continuous, so for T0·d > E it cannot be injective (invariance of domain): its
 //                          decoders then plateau, which the suite reports as information loss.
 //   LatticePackingMap      configuration k ↦ the k-th point of a cubic lattice of side m = ⌈N^{1/E}⌉ inscribed in

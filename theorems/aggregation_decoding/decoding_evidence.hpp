@@ -1,5 +1,5 @@
 #pragma once
-// Theorem 3's three kinds of evidence (SPEC §5): (a) the packing bound in arb and its fitted slope;
+// Theorem 3's three kinds of evidence (docs/theory.md §5): (a) the packing bound in arb and its fitted slope;
 // (b) exact closest pairs of concrete aggregation maps over the ε-grid, certified in arb, against the packing
 // bound, with the information loss of a linear map made explicit; (c) fitted decoders of the positional
 // average map, whose apparent exponent should steepen as T0·d/E grows.

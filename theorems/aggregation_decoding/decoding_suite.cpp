@@ -1,4 +1,4 @@
-// Suite "thm3-aggregation-decoding" (SPEC §5, issue 5).
+// Suite "thm3-aggregation-decoding" (docs/theory.md §5, issue 5).
 #include "theorems/aggregation_decoding/decoding_evidence.hpp"
 
 namespace infoflow {
@@ -14,7 +14,7 @@ SuiteInfo aggregation_decoding_suite() {
     const DecodingConfig cfg = decoding_config(ctx);
     SuiteResult r;
     r.statement = "Stated (paper): recovering T0 tokens of R^d from one E-dimensional state costs parameters scaling as "
-                  "eps^(1 - T0 d/E). Derived (SPEC §5): the packing bound, width >= eps/(delta_N sqrt E) with "
+                  "eps^(1 - T0 d/E). Derived (docs/theory.md §5): the packing bound, width >= eps/(delta_N sqrt E) with "
                   "delta_N = 2/(N^(1/E) - 1), N = floor(1/(3 eps))^(T0 d), for decoders with weights in [-1, 1].";
     run_packing_bound(cfg, ctx, r);
     run_closest_pairs(cfg, ctx, r);

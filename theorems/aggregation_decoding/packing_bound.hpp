@@ -1,5 +1,5 @@
 #pragma once
-// Theorem 3's packing bound (SPEC §5). The grid of N = ⌊1/(3ε)⌋^{T0·d} configurations has targets pairwise
+// Theorem 3's packing bound (docs/theory.md §5). The grid of N = ⌊1/(3ε)⌋^{T0·d} configurations has targets pairwise
 // ≥ 3ε apart (sup norm). N points in the unit ball of R^E with pairwise distance ≥ δ need N ≤ (1 + 2/δ)^E,
 // so some pair lies within δ_N = 2/(N^{1/E} − 1); by L4 any decoder FFN with weights in [−1, 1] and sup
 // error < ε has width ≥ ε/(δ_N·√E) ∝ ε^{1 − T0·d/E}. As a cost in 1/ε: slope T0·d/E − 1 on log-log axes.

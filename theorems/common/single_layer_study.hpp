@@ -1,5 +1,5 @@
 #pragma once
-// The single-layer evidence machinery shared by Theorems 1 and 2 (SPEC §3, §4): fit single-layer models
+// The single-layer evidence machinery shared by Theorems 1 and 2 (docs/theory.md §3, §4): fit single-layer models
 // of several widths with Ceres for each configuration, search witnesses on the widest model, certify
 // them in arb, and turn the fits into error-vs-M series and apparent exponents κ = −1/slope.
 // Widths of one configuration are fitted narrowest first, and each width's first restart starts from the

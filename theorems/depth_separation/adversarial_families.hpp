@@ -1,5 +1,5 @@
 #pragma once
-// Input families for Theorem 1 (SPEC §3, issue 3), generated in MPFR so that near-ties and worst-case
+// Input families for Theorem 1 (docs/theory.md §3, issue 3), generated in MPFR so that near-ties and worst-case
 // gaps are represented exactly at the working precision.
 #include "numerics/model/forward.hpp"
 #include "numerics/util/rng.hpp"

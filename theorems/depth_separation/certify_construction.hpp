@@ -1,5 +1,5 @@
 #pragma once
-// Certified sup-error bound of a two-layer min-dot model over the whole domain [0,1]^{T·d} (SPEC §3),
+// Certified sup-error bound of a two-layer min-dot model over the whole domain [0,1]^{T·d} (docs/theory.md §3),
 // computed from the model's actual weights: the hypotheses of every lemma are checked on the weights,
 // the L5 errors of the FFN's actual ReLU expansions are bounded in arb over their intervals, and the L1
 // terms come from the actual temperatures. It certifies the real-number function the weights define

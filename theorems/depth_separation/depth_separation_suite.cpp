@@ -1,4 +1,4 @@
-// Suite "thm1-depth-separation" (SPEC §3, issue 3): the two-layer construction certified and swept over
+// Suite "thm1-depth-separation" (docs/theory.md §3, issue 3): the two-layer construction certified and swept over
 // ε and T, then single-layer fits and witnesses as evidence for the single-layer lower bound.
 #include "theorems/depth_separation/construction_sweep.hpp"
 #include "theorems/depth_separation/single_layer_evidence.hpp"
@@ -18,7 +18,7 @@ SuiteInfo depth_separation_suite() {
     const ConstructionSweepSummary two = run_construction_sweep(cfg, ctx, r);
     run_single_layer_evidence(cfg, ctx, two, r);
     r.statement = "Stated (paper): a single-layer transformer needs Omega(eps^-k(T)) parameters for min_{s,t} x(s).x(t), "
-                  "k(T) growing linearly in T; two layers with one head each need O(eps^-1). Derived (SPEC §3): the "
+                  "k(T) growing linearly in T; two layers with one head each need O(eps^-1). Derived (docs/theory.md §3): the "
                   "explicit two-layer construction has M_ffn ~ eps^-1/2 at every T.";
     r.notes.push_back("Certified: the construction's sup error over the whole domain (arb, from the actual weights). "
                       "Sampled: MPFR errors on the families. Fitted: single-layer errors are validation maxima in "

@@ -1,5 +1,5 @@
 #pragma once
-// Theorem 1's retrieval target (SPEC §3): F(X) = min over all pairs s, t (s = t included) of x(s)ᵀx(t).
+// Theorem 1's retrieval target (docs/theory.md §3): F(X) = min over all pairs s, t (s = t included) of x(s)ᵀx(t).
 #include "numerics/model/target.hpp"
 
 namespace infoflow {

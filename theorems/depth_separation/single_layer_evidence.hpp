@@ -1,5 +1,5 @@
 #pragma once
-// Theorem 1's single-layer side (SPEC §3): no finite computation proves the lower bound, so this
+// Theorem 1's single-layer side (docs/theory.md §3): no finite computation proves the lower bound, so this
 // gathers evidence with the shared study (theorems/common/single_layer_study.hpp): fits per T, the
 // apparent exponent κ(T), the slope of κ against T, M_single/M_two at matched ε, and certified witnesses.
 #include "theorems/depth_separation/construction_sweep.hpp"

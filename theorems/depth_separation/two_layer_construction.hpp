@@ -1,5 +1,5 @@
 #pragma once
-// The explicit two-layer, one-head-per-layer transformer of SPEC §3 for F(X) = min_{s,t} x(s)ᵀx(t).
+// The explicit two-layer, one-head-per-layer transformer of docs/theory.md §3 for F(X) = min_{s,t} x(s)ᵀx(t).
 //
 // State slots (E = 2d + 2):  X = [0, d) the token,  R = [d, 2d) the layer-1 retrieval,
 //                            G = 2d the approximate g(q) ≈ min_t x(q)ᵀx(t),  ONE = 2d + 1 the constant 1.
@@ -11,7 +11,7 @@
 //               (zero for the CLS state: nothing else writes there, and G of the CLS holds FFN junk)
 //   readout     y = c[X0]                                                     (affine)
 //
-// Error budget (each line a lemma of SPEC §2, combined in certify_two_layer_min_dot):
+// Error budget (each line a lemma of docs/theory.md §2, combined in certify_two_layer_min_dot):
 //   interpolation   |g(q) − x(q)ᵀr(q)| ≤ Σ_i (e_i+ + e_i−)/4 ≤ d·h²/8, h = 2/m   (L5: each square ≤ h²/4)
 //   layer 1         x(q)ᵀr(q) ∈ [g*(q), g*(q) + S(T, β1)], g*(q) = min_t x(q)ᵀx(t) (L1: Gibbs mean of scores)
 //   layer 2         ŷ ∈ [min_t g(t), min_t g(t) + S(T, β2)]                        (L1)

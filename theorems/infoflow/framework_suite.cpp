@@ -1,7 +1,7 @@
-// Suite "infoflow-framework" (SPEC §6, issue 6): the planner's predictions, checked.
+// Suite "infoflow-framework" (docs/theory.md §6, issue 6): the planner's predictions, checked.
 //   (i)   Theorem 1's target: one layer has no bounded plan (exponent grows with T); two layers × one head do.
 //   (ii)  sum_{i=1..D} max_{s,t} bil_i: bounded only with h1 >= D and h2 >= D, for D = 1..6, beside the paper's
-//         NMSE table (SPEC §7): efficient only at (D, D).
+//         NMSE table (docs/theory.md §7): efficient only at (D, D).
 //   (iii) triangle centre min_{t1,t2,t3} norm(x[t1]+x[t2]+x[t3]): no bounded plan for any L <= 3, heads <= 6.
 //   (iv)  x[1]+x[2]+x[3]: one specific-position step with positional encoding, none without.
 //   (v)   the predecessor's single-layer rule: D max-retrievals need h >= D.
@@ -17,7 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-// SPEC §7: the paper's validation NMSE for the intrinsic-dimension experiment, columns (D,D), (D-1,D), (D,D-1).
+// docs/theory.md §7: the paper's validation NMSE for the intrinsic-dimension experiment, columns (D,D), (D-1,D), (D,D-1).
 // This is the paper's data, shown beside the planner's predictions; nothing here is computed from it but
 // the comparison of which column is smallest.
 const double kPaperNmse[5][3] = {{5.89e-5, 5.89e-2, 3.67e-2}, {6.37e-5, 2.64e-2, 2.07e-2}, {6.92e-5, 1.39e-2, 1.30e-2},
@@ -42,7 +42,7 @@ SuiteInfo framework_suite() {
   s.title = "The InfoFlow framework: planner predictions";
   s.run = [](const SuiteContext&) {
     SuiteResult r;
-    r.statement = "SPEC §6: information sets I(p,l), three head modes and the cost law predict, before any training, "
+    r.statement = "docs/theory.md §6: information sets I(p,l), three head modes and the cost law predict, before any training, "
                   "which architectures have a bounded-cost plan for a target. These checks are exact: they are the "
                   "planner's answers on finite searches, compared with the paper's predictions and table.";
     const std::vector<int> Ts{8, 64, 1024};
@@ -65,7 +65,7 @@ SuiteInfo framework_suite() {
     }
     // (ii) Intrinsic dimension, beside the paper's table.
     {
-      Table table{"Intrinsic dimension: bounded-cost plan? (planner) beside the paper's validation NMSE (SPEC §7)",
+      Table table{"Intrinsic dimension: bounded-cost plan? (planner) beside the paper's validation NMSE (docs/theory.md §7)",
                   {"D", "(D,D) plan", "(D-1,D) plan", "(D,D-1) plan", "paper (D,D)", "paper (D-1,D)", "paper (D,D-1)",
                    "paper: (D,D) smallest"}, {}};
       bool ok = true, pattern = true;
@@ -99,7 +99,7 @@ SuiteInfo framework_suite() {
                           "(D-1,D) or (D,D-1), for D = 1..6 (two layers, E = 24, d = 4, T = 64)",
                           rows, {{"bounded_only_at", "h1 >= D and h2 >= D"}}});
       r.checks.push_back({"prediction.matches-paper-table", Grade::Exact, pass_if(pattern),
-                          "the paper's table (SPEC §7) has its smallest NMSE at (D,D) for every D = 2..6, the pattern "
+                          "the paper's table (docs/theory.md §7) has its smallest NMSE at (D,D) for every D = 2..6, the pattern "
                           "the planner predicts", {{"D_values", 5}}, {{"pattern", "(D,D) smallest"}}});
     }
     // (iii) Triangle centre.
@@ -121,7 +121,7 @@ SuiteInfo framework_suite() {
                           "min_{t1,t2,t3} norm(x[t1]+x[t2]+x[t3]) (order 3, T^3 comparisons): no bounded-cost plan for "
                           "any architecture with L <= 3 layers and <= 6 heads per layer, with or without positions",
                           {{"searched_states", searched}, {"examples", rows}}, {{"bounded_plans", 0}}});
-      Table table{"Triangle centre: the paper's NMSE grows with T (SPEC §7); the planner's best exponent grows with T",
+      Table table{"Triangle centre: the paper's NMSE grows with T (docs/theory.md §7); the planner's best exponent grows with T",
                   {"T", "paper (2,2,24)", "paper (4,4,24)", "paper (4,4,48)", "planner exponent, (4,4,48)"}, {}};
       const double paper[4][3] = {{0.086, 0.072, 0.080}, {0.843, 0.853, 0.856}, {0.957, 0.958, 0.959}, {0.985, 0.985, 0.985}};
       const int Tv[4] = {8, 16, 32, 64};

@@ -230,7 +230,7 @@ Plan plan_target(const ParsedTarget& target, const PlanArchitecture& arch) {
           ns.assignment.back().push_back(h);
           ++ns.heads_used;
           std::string effect_tok, effect_cls;
-          // Tokens are queries only in layers that are not the last (SPEC §1).
+          // Tokens are queries only in layers that are not the last (docs/theory.md §1).
           if (!last) apply(c, h, st.tok, tok, true, ns.cost, effect_tok);
           apply(c, h, st.tok, cls, false, ns.cost, effect_cls);
           const std::string effect = last ? "CLS: " + effect_cls : "tokens: " + effect_tok + "; CLS: " + effect_cls;

@@ -1,5 +1,5 @@
 #pragma once
-// The InfoFlow planner (SPEC §6). Heads act in one of three modes: max-position retrieval of one comparison
+// The InfoFlow planner (docs/theory.md §6). Heads act in one of three modes: max-position retrieval of one comparison
 // family, global aggregation, or specific-position aggregation (needs positional encoding); residual
 // connections keep what a position had. The planner propagates information sets I(p, l) and the partial
 // reductions positions hold, searches every assignment of modes to heads (heads of one layer that do the

@@ -1,5 +1,5 @@
 #pragma once
-// Targets by comparison structure (SPEC §6): a small text syntax, parsed into a reduction tree.
+// Targets by comparison structure (docs/theory.md §6): a small text syntax, parsed into a reduction tree.
 //
 //   expr      := term (('+' | '-') term)*
 //   term      := reduction | call | token | number | '(' expr ')'
@@ -37,7 +37,7 @@ struct TargetNode {
   int column = 0;
 };
 
-/// What the planner needs to know about a target (SPEC §6).
+/// What the planner needs to know about a target (docs/theory.md §6).
 struct ComparisonStructure {
   int order = 0;              // tokens the kernel compares at once (β′); 0 for no reduction over positions
   int families = 1;           // D: independent comparison families (β1)

@@ -1,5 +1,5 @@
 #pragma once
-// Theorem 2, k = 1 (SPEC §4): one head with score β·x(t) and value x(t), linear readout, no FFN at all.
+// Theorem 2, k = 1 (docs/theory.md §4): one head with score β·x(t) and value x(t), linear readout, no FFN at all.
 //   encoder u(t) = [x(t); 1], ĉ0 = [0; 1]; head Q = [0 1], K = [1 0], V = [1 0]; W_O writes slot 0 of the
 //   CLS state (zero before); readout y = c[0].
 // Error budget (L1, max form): ŷ is the Gibbs mean of the values with weights ∝ e^{βx}, so

@@ -1,5 +1,5 @@
 #pragma once
-// Theorem 2's target (SPEC §4): scalar tokens x(t) ∈ [0,1], F_k(X) = the k-th largest of x(1..T).
+// Theorem 2's target (docs/theory.md §4): scalar tokens x(t) ∈ [0,1], F_k(X) = the k-th largest of x(1..T).
 // Computed by a sorting network of max/min, so it is exact in double and MPFR and an enclosure in arb.
 #include "numerics/model/target.hpp"
 #include "numerics/util/errors.hpp"

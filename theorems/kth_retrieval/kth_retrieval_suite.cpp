@@ -1,4 +1,4 @@
-// Suite "thm2-kth-retrieval" (SPEC §4, issue 4): arg-max retrieval is cheap (certified, k = 1), no
+// Suite "thm2-kth-retrieval" (docs/theory.md §4, issue 4): arg-max retrieval is cheap (certified, k = 1), no
 // temperature isolates the k-th largest (L3, certified on its family), and Ceres fits for k = 1, 2, 3.
 #include "theorems/kth_retrieval/argmax_and_l3.hpp"
 #include "theorems/kth_retrieval/kth_fits.hpp"
@@ -19,7 +19,7 @@ SuiteInfo kth_retrieval_suite() {
     run_no_temperature_checks(cfg, ctx, r);
     run_kth_fits(cfg, ctx, r);
     r.statement = "Stated (paper): retrieving the token with the k-th largest score, k >= 2, costs "
-                  "Omega(eps^-(T-k-1)/(n+1)) parameters; k = 1 is cheap. Derived (SPEC §4): the k = 1 construction "
+                  "Omega(eps^-(T-k-1)/(n+1)) parameters; k = 1 is cheap. Derived (docs/theory.md §4): the k = 1 construction "
                   "reaches any eps with M_ffn = 0 (exponent 0), by temperature alone.";
     r.notes.push_back("Certified: the k = 1 bound S(T, beta) over [0,1]^T, and L3's infimum on its family. Sampled: MPFR "
                       "errors. Fitted: single-layer validation errors (double); they do not prove a lower bound.");

@@ -1,5 +1,5 @@
 #pragma once
-// Lemma L3 for Theorem 2, certified on its adversarial family (SPEC §4).
+// Lemma L3 for Theorem 2, certified on its adversarial family (docs/theory.md §4).
 // Family member X_v: the top k − 1 tokens at value 1, the other T − k + 1 at value v < 1, so F_k(X_v) = v.
 // For any score that is nondecreasing in the value, the top k − 1 tokens get at least the average weight,
 // so one head's raw output is ŷ = v + (1 − v)·W_top with W_top ≥ (k − 1)/T at every temperature:

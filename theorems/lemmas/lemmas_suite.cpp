@@ -1,4 +1,4 @@
-// Suite "lemmas": SPEC §2's lemmas L1-L5 checked on random and adversarial inputs, the exponent
+// Suite "lemmas": docs/theory.md §2's lemmas L1-L5 checked on random and adversarial inputs, the exponent
 // fitter validated on synthetic data with known slopes, and the forward pass checked for agreement
 // across double, MPFR and arb. Every theorem suite rests on these, so `all` runs them first.
 #include "numerics/fit/exponent_fit.hpp"
@@ -206,7 +206,7 @@ SuiteInfo lemmas_suite() {
   return SuiteInfo{"lemmas", "lemmas", "Lemmas L1-L5, precision agreement and the exponent fitter",
                    [](const SuiteContext& ctx) {
                      SuiteResult r;
-                     r.statement = "SPEC §2: lemmas L1-L5 that the constructions rest on, the agreement of the forward "
+                     r.statement = "docs/theory.md §2: lemmas L1-L5 that the constructions rest on, the agreement of the forward "
                                    "pass across double, MPFR and arb, and the exponent fitter on data with known slopes.";
                      const int reps = effort(ctx.profile);
                      check_l1_supremum(r);
