@@ -46,8 +46,8 @@ Model embed_in_wider(const Model& small, const Architecture& big, std::uint64_t 
     const bool input_weights = b.name.size() >= 3 && b.name.compare(b.name.size() - 3, 3, ".W1") == 0;
     for (int r = 0; r < b.rows; ++r)
       for (int c = 0; c < b.cols; ++c) {
-        double& dst = m.params[b.offset + static_cast<std::size_t>(r) * b.cols + c];
-        if (r < a.rows && c < a.cols) dst = small.params[a.offset + static_cast<std::size_t>(r) * a.cols + c];
+        double& dst = m.params[b.index(r, c)];
+        if (r < a.rows && c < a.cols) dst = small.params[a.index(r, c)];
         else if (input_weights) dst = rng.uniform(-1, 1) * scale * std::sqrt(3.0 / std::max(1, b.cols));
         else if (hidden_bias) dst = rng.uniform(0.0, 0.2 * scale);
         else dst = 0.0;  // output weights of new units (W2 columns) and nothing else: the function is unchanged

@@ -15,7 +15,7 @@ using V = std::vector<double>;
 void matvec(const double* p, std::size_t off, int rows, int cols, const double* x, double* y) {
   for (int r = 0; r < rows; ++r) {
     double acc = 0.0;
-    const double* a = p + off + static_cast<std::size_t>(r) * cols;
+    const double* a = p + row_major_index(off, cols, r, 0);
     for (int c = 0; c < cols; ++c) acc += a[c] * x[c];
     y[r] = acc;
   }
@@ -24,8 +24,8 @@ void matvec(const double* p, std::size_t off, int rows, int cols, const double* 
 void matvec_back(const double* p, std::size_t off, int rows, int cols, const double* x, const double* g,
                  double* x_grad, double* grad) {
   for (int r = 0; r < rows; ++r) {
-    const double* a = p + off + static_cast<std::size_t>(r) * cols;
-    double* ga = grad ? grad + off + static_cast<std::size_t>(r) * cols : nullptr;
+    const double* a = p + row_major_index(off, cols, r, 0);
+    double* ga = grad ? grad + row_major_index(off, cols, r, 0) : nullptr;
     for (int c = 0; c < cols; ++c) {
       if (x_grad) x_grad[c] += a[c] * g[r];
       if (ga) ga[c] += g[r] * x[c];
@@ -96,7 +96,7 @@ double SingleLayerGradient::evaluate(const double* params, const std::vector<dou
   for (int t = 0; t < T; ++t) {
     u[t] = map_forward(params, L_.encoder(), X[t], enc_tape[t]);
     if (a.positions > 0)
-      for (int e = 0; e < E; ++e) u[t][e] += params[L_.positional() + static_cast<std::size_t>(t) * E + e];
+      for (int e = 0; e < E; ++e) u[t][e] += params[row_major_index(L_.positional(), E, t, e)];
   }
   const double* c0 = params + L_.cls0();
   struct HeadTape {
@@ -182,7 +182,7 @@ double SingleLayerGradient::evaluate(const double* params, const std::vector<dou
   for (int e = 0; e < E; ++e) grad[L_.cls0() + e] += gc0[e];
   for (int t = 0; t < T; ++t) {
     if (a.positions > 0)
-      for (int e = 0; e < E; ++e) grad[L_.positional() + static_cast<std::size_t>(t) * E + e] += gu[t][e];
+      for (int e = 0; e < E; ++e) grad[row_major_index(L_.positional(), E, t, e)] += gu[t][e];
     map_backward(params, L_.encoder(), X[t], enc_tape[t], gu[t], grad);
   }
   return y;

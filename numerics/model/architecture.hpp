@@ -43,6 +43,12 @@ struct Architecture {
 
 enum class TensorRole { Ffn, Linear, Attention, Embedding };
 
+/// Where entry (r, c) of a row-major matrix with `cols` columns, stored from `offset`, sits in the flat
+/// parameter vector. Every tensor of the layout is stored this way.
+inline std::size_t row_major_index(std::size_t offset, int cols, int r, int c) {
+  return offset + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c);
+}
+
 struct TensorSpec {
   std::string name;  // JSON path, e.g. "layers[0].heads[1].Q"
   int rows = 0;
@@ -51,6 +57,7 @@ struct TensorSpec {
   std::size_t offset = 0;
   TensorRole role = TensorRole::Linear;
   std::size_t size() const { return static_cast<std::size_t>(rows) * cols; }
+  std::size_t index(int r, int c) const { return row_major_index(offset, cols, r, c); }
 };
 
 struct MapOffsets {

@@ -28,7 +28,7 @@ class ForwardPass {
                                        ", the model expects d = " + std::to_string(a.d));
       tokens[t] = apply_map(L_.encoder(), X[t]);
       if (a.positions > 0)
-        for (int e = 0; e < a.E; ++e) tokens[t][e] += p_[L_.positional() + static_cast<std::size_t>(t) * a.E + e];
+        for (int e = 0; e < a.E; ++e) tokens[t][e] += p_[row_major_index(L_.positional(), a.E, t, e)];
     }
     Vec<S> cls(p_.begin() + L_.cls0(), p_.begin() + L_.cls0() + a.E);
 
@@ -78,7 +78,7 @@ class ForwardPass {
     Vec<S> y(rows, zero_);
     for (int r = 0; r < rows; ++r) {
       S acc = zero_;
-      const std::size_t row = off + static_cast<std::size_t>(r) * cols;
+      const std::size_t row = row_major_index(off, cols, r, 0);
       for (int c = 0; c < cols; ++c) acc += p_[row + c] * x[c];
       y[r] = acc;
     }

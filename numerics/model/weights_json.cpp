@@ -38,7 +38,7 @@ json tensor_json(const std::vector<S>& p, const TensorSpec& t) {
   json a = json::array();
   for (int r = 0; r < t.rows; ++r) {
     json row = json::array();
-    for (int c = 0; c < t.cols; ++c) row.push_back(scalar_json(p[t.offset + static_cast<std::size_t>(r) * t.cols + c]));
+    for (int c = 0; c < t.cols; ++c) row.push_back(scalar_json(p[t.index(r, c)]));
     a.push_back(row);
   }
   return a;
@@ -180,7 +180,7 @@ void read_tensor(const json& root, const TensorSpec& t, long bits, std::vector<m
     if (!row.is_array() || static_cast<int>(row.size()) != t.cols)
       bad(t.name + "[" + std::to_string(r) + "]", "expected a row of length " + std::to_string(t.cols) + " (shape " + shape + ")");
     for (int c = 0; c < t.cols; ++c)
-      p[t.offset + static_cast<std::size_t>(r) * t.cols + c] =
+      p[t.index(r, c)] =
           read_scalar(row[c], t.name + "[" + std::to_string(r) + "][" + std::to_string(c) + "]", bits);
   }
 }

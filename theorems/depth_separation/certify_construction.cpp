@@ -20,7 +20,7 @@ class WeightChecker {
   void matrix(const std::string& name, std::size_t off, int rows, int cols, F expected) {
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < cols; ++c) {
-        const double w = m_.params[off + static_cast<std::size_t>(r) * cols + c], e = expected(r, c);
+        const double w = m_.params[row_major_index(off, cols, r, c)], e = expected(r, c);
         if (w != e) {
           std::ostringstream o;
           o.precision(17);
@@ -81,14 +81,14 @@ MinDotCertificate certify_two_layer_min_dot(const Model& model, int T, long prec
   const MapOffsets& f = l1.ffn;
   const int p1 = f.width;
   w.matrix("layers[0].ffn.W2 (rows other than G)", f.W2, E, p1, [&](int r, int col) {
-    return r == s.g() ? model.params[f.W2 + static_cast<std::size_t>(r) * p1 + col] : 0.0;
+    return r == s.g() ? model.params[row_major_index(f.W2, p1, r, col)] : 0.0;
   });
   w.matrix("layers[0].ffn.b2 (entries other than G)", f.b2, E, 1, [&](int r, int) {
     return r == s.g() ? model.params[f.b2 + r] : 0.0;
   });
   std::map<std::pair<int, int>, ReluExpansion> groups;  // (i, sign) → φ(z) = Σ c_j ReLU(z − t_j)
   for (int j = 0; j < p1 && bad.empty(); ++j) {
-    const double* row = &model.params[f.W1 + static_cast<std::size_t>(j) * E];
+    const double* row = &model.params[row_major_index(f.W1, E, j, 0)];
     int which = -1, sign = 0;
     for (int i = 0; i < d && which < 0; ++i)
       if (row[s.x(i)] == 1.0 && (row[s.r(i)] == 1.0 || row[s.r(i)] == -1.0)) which = i, sign = row[s.r(i)] > 0 ? 1 : -1;

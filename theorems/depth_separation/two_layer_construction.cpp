@@ -37,7 +37,7 @@ TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps)
   model_ = make_model<double>(two_layer_min_dot_architecture(d, ffn_width()));
   const ParamLayout L(model_.arch);
   auto& p = model_.params;
-  auto at = [&](std::size_t off, int cols, int r, int c) -> double& { return p[off + static_cast<std::size_t>(r) * cols + c]; };
+  auto at = [&](std::size_t off, int cols, int r, int c) -> double& { return p[row_major_index(off, cols, r, c)]; };
 
   for (int i = 0; i < d; ++i) at(L.encoder().W, d, s.x(i), i) = 1.0;
   p[L.encoder().b + s.one()] = 1.0;
