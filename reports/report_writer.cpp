@@ -145,7 +145,9 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
   md << "# infoflow-verify report\n\n";
   md << "Numbers can support a theorem; they do not prove a lower bound. Each check is graded: *certified* "
         "(interval arithmetic over a whole domain), *sampled* (MPFR on random and adversarial inputs), "
-        "*fitted* (optimised models, regression intervals) or *exact* (a finite computation).\n\n";
+        "*fitted* (optimised models, regression intervals) or *exact* (a finite computation). The mathematics "
+        "behind every check, with proofs, is in `docs/theory.md`; properties true by construction are listed as "
+        "facts, apart from the evidence.\n\n";
   html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>infoflow-verify report</title>\n"
           "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
           "table{border-collapse:collapse;margin:1em 0;font-size:14px}td,th{border:1px solid #ccc;padding:4px 8px;"
@@ -162,7 +164,7 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
   html << "<h1>infoflow-verify report</h1>\n<p>Numbers can support a theorem; they do not prove a lower bound. "
           "Grades: <b>certified</b> (interval arithmetic over a whole domain), <b>sampled</b> (MPFR on random and "
           "adversarial inputs), <b>fitted</b> (optimised models, regression intervals), <b>exact</b> (a finite "
-          "computation).</p>\n";
+          "computation). The mathematics behind every check, with proofs, is in <code>docs/theory.md</code>.</p>\n";
 
   // Verdict per suite first.
   md << "## Verdicts\n\n| suite | verdict | pass | fail | inconclusive | elapsed (s) |\n|---|---|---|---|---|---|\n";
@@ -208,6 +210,21 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
            << "</code></td></tr>\n";
     }
     html << "</table>\n";
+
+    if (!r.facts.empty()) {
+      md << "\n### Construction facts (true by construction; not evidence)\n\n| fact | statement | exact check | holds |\n"
+            "|---|---|---|---|\n";
+      html << "<h3>Construction facts (true by construction; not evidence)</h3>\n<table class=\"facts\"><tr><th>fact</th>"
+              "<th>statement</th><th>exact check</th><th>holds</th></tr>\n";
+      for (const auto& f : r.facts) {
+        md << "| `" << f.id << "` | " << f.statement << " | `" << compact(f.measured) << "` | " << (f.holds ? "yes" : "**NO**")
+           << " |\n";
+        html << "<tr><td><code>" << html_escape(f.id) << "</code></td><td>" << html_escape(f.statement) << "</td><td><code>"
+             << html_escape(compact(f.measured)) << "</code></td><td class=\"" << (f.holds ? "pass" : "fail") << "\">"
+             << (f.holds ? "yes" : "NO") << "</td></tr>\n";
+      }
+      html << "</table>\n";
+    }
 
     for (const auto& t : r.tables) {
       md << "\n### " << t.title << "\n\n|";

@@ -37,6 +37,8 @@ Interval interval_from(const json& j) {
 }  // namespace
 
 Verdict SuiteResult::overall() const {
+  for (const auto& f : facts)
+    if (!f.holds) return Verdict::Fail;
   bool inconclusive = false;
   for (const auto& c : checks) {
     if (c.verdict == Verdict::Fail) return Verdict::Fail;
@@ -120,11 +122,14 @@ json to_json(const SuiteResult& r) {
   }
   json series = json::array();
   for (const auto& s : r.series) series.push_back(to_json(s));
+  json facts = json::array();
+  for (const auto& f : r.facts)
+    facts.push_back({{"id", f.id}, {"statement", f.statement}, {"measured", f.measured}, {"holds", f.holds}});
   return {{"schema", kResultSchema},     {"suite", r.suite},       {"title", r.title},
           {"profile", r.profile},       {"seed", r.seed},         {"build_commit", r.build_commit},
           {"command", r.command},       {"statement", r.statement},   {"elapsed_seconds", r.elapsed_seconds},
           {"verdict", verdict_name(r.overall())},
-          {"checks", checks},           {"series", series},       {"notes", r.notes},
+          {"checks", checks},           {"facts", facts},         {"series", series},       {"notes", r.notes},
           {"tables", tables_json(r.tables)}};
 }
 
@@ -176,6 +181,9 @@ SuiteResult suite_result_from_json(const json& j) {
       t.note = s.value("note", "");
       r.series.push_back(t);
     }
+    for (const auto& f : j.value("facts", json::array()))
+      r.facts.push_back(Fact{f.at("id").get<std::string>(), f.value("statement", ""), f.value("measured", json()),
+                             f.at("holds").get<bool>()});
     for (const auto& n : j.value("notes", json::array())) r.notes.push_back(n.get<std::string>());
     for (const auto& t : j.value("tables", json::array()))
       r.tables.push_back(Table{t.at("title").get<std::string>(), t.at("columns").get<std::vector<std::string>>(),

@@ -29,6 +29,16 @@ struct Check {
   bool bounds_are_upper = true;
 };
 
+/// A property true by construction (a closed form, a formula the code never lets read T, ...): reported
+/// as what it is, with an exact check that the exported weights or computed values match the formula,
+/// and never counted as evidence for a theorem. A fact that does not hold is a defect: the suite fails.
+struct Fact {
+  std::string id;
+  std::string statement;     // the formula, in words
+  nlohmann::json measured;   // what the exact check compared
+  bool holds = true;         // the exported values match the formula exactly
+};
+
 struct ExponentRef {
   double value = 0.0;
   std::string source;  // "stated" (by the paper) or "derived" (in docs/theory.md, for our construction)
@@ -78,11 +88,12 @@ struct SuiteResult {
   std::string statement;  // what the suite checks: the stated and derived results, in words
   double elapsed_seconds = 0.0;
   std::vector<Check> checks;
+  std::vector<Fact> facts;
   std::vector<Series> series;
   std::vector<std::string> notes;
   std::vector<Table> tables;
 
-  /// fail if any check or series failed; else inconclusive if any was; else pass.
+  /// fail if any check or series failed or a fact does not hold; else inconclusive if any was; else pass.
   Verdict overall() const;
 };
 

@@ -1,6 +1,7 @@
 // The construction's checks are functions of typed records: each is tested here without a run or
 // JSON, on a record that passes and on the plausible defect that must make it fail.
 #include "theorems/depth_separation/construction_sweep.hpp"
+#include "theorems/depth_separation/two_layer_construction.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,8 +13,9 @@ ConstructionPoint good_point(int T, double eps) {
   ConstructionPoint p;
   p.T = T;
   p.eps = eps;
-  p.pieces_m = 10;
-  p.ffn_width = 40;
+  p.pieces_m = TwoLayerMinDotConstruction::pieces_for(2, eps);
+  p.ffn_width = 4 * p.pieces_m;
+  p.M_ffn = p.exported_M_ffn = TwoLayerMinDotConstruction::ffn_parameters_for(2, eps);
   p.hypotheses_ok = true;
   p.certified = {0.3 * eps, 0.3 * eps, 0.3 * eps, 0.9 * eps, 1.2 * eps};
   p.sampled_max = 0.5 * eps;
@@ -30,7 +32,7 @@ TEST_CASE("Construction checks pass on a sound sweep", "[thm1][checks]") {
   REQUIRE(construction_certified_check(pts, 2).verdict == Verdict::Pass);
   REQUIRE(construction_sampled_check(pts, 128).verdict == Verdict::Pass);
   REQUIRE(construction_tightness_check(pts).verdict == Verdict::Pass);
-  REQUIRE(construction_widths_check(pts).verdict == Verdict::Pass);
+  REQUIRE(construction_width_fact(pts, 2).holds);
   REQUIRE(construction_certified_check(pts, 2).bounds.at("T=4,eps=0.1,d=2") == Approx(0.09));
 }
 
@@ -52,9 +54,9 @@ TEST_CASE("Each construction check fails on the defect it guards against", "[thm
     pts[0].tightness_ratio = kMinTightnessRatio / 2;
     REQUIRE(construction_tightness_check(pts).verdict == Verdict::Fail);
   }
-  SECTION("a width that depends on T") {
-    pts[1].ffn_width = 42;
-    REQUIRE(construction_widths_check(pts).verdict == Verdict::Fail);
+  SECTION("exported weights whose size is not the closed form") {
+    pts[1].exported_M_ffn += 1;
+    REQUIRE_FALSE(construction_width_fact(pts, 2).holds);
   }
 }
 

@@ -42,6 +42,7 @@ struct ConstructionPoint {
   double max_abs_weight = 0.0;
   double beta = 0.0;
   std::string weights_file;
+  std::size_t exported_M_ffn = 0;  // M_ffn of the weights file as read back from disk
   bool hypotheses_ok = false;
   std::vector<std::string> violations;
   ConstructionBudget certified;
@@ -56,7 +57,7 @@ struct ConstructionPoint {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FamilyError, max_abs_error, max_signed, min_signed, inputs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ConstructionBudget, interpolation, layer1_S, layer2_S, total, total_simple_form)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ConstructionPoint, T, eps, pieces_m, ffn_width, M_ffn, M_total, max_abs_weight, beta,
-                                   weights_file, hypotheses_ok, violations, certified, sampled, sampled_max, worst_input,
+                                   weights_file, exported_M_ffn, hypotheses_ok, violations, certified, sampled, sampled_max, worst_input,
                                    tightness_ratio)
 
 /// The smallest fraction of the certified bound the L1-worst-case family must reach (the bound is not loose).
@@ -66,12 +67,9 @@ inline constexpr double kMinTightnessRatio = 0.25;
 Check construction_certified_check(const std::vector<ConstructionPoint>& points, int d);
 Check construction_sampled_check(const std::vector<ConstructionPoint>& points, long mpfr_bits);
 Check construction_tightness_check(const std::vector<ConstructionPoint>& points);
-Check construction_widths_check(const std::vector<ConstructionPoint>& points);
+/// Fact: the width is the closed form of (d, ε) at every T, and the exported weights have exactly it.
+Fact construction_width_fact(const std::vector<ConstructionPoint>& points, int d);
 
-struct ConstructionSweepSummary {
-  std::map<int, double> fitted_slope_by_T;  // slope of log M_ffn on log(1/ε), per T
-};
-
-ConstructionSweepSummary run_construction_sweep(const DepthSeparationConfig& cfg, const SuiteContext& ctx, SuiteResult& r);
+void run_construction_sweep(const DepthSeparationConfig& cfg, const SuiteContext& ctx, SuiteResult& r);
 
 }  // namespace infoflow

@@ -15,8 +15,8 @@ SuiteInfo depth_separation_suite() {
   s.run = [](const SuiteContext& ctx) {
     const DepthSeparationConfig cfg = depth_separation_config(ctx);
     SuiteResult r;
-    const ConstructionSweepSummary two = run_construction_sweep(cfg, ctx, r);
-    run_single_layer_evidence(cfg, ctx, two, r);
+    run_construction_sweep(cfg, ctx, r);
+    run_single_layer_evidence(cfg, ctx, r);
     r.statement = "Stated (paper): a single-layer transformer needs Omega(eps^-k(T)) parameters for min_{s,t} x(s).x(t), "
                   "k(T) growing linearly in T; two layers with one head each need O(eps^-1). Derived (docs/theory.md §3): the "
                   "explicit two-layer construction has M_ffn ~ eps^-1/2 at every T.";

@@ -7,6 +7,6 @@
 namespace infoflow {
 
 void run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteContext& ctx,
-                               const ConstructionSweepSummary& two_layer, SuiteResult& r);
+                               SuiteResult& r);
 
 }  // namespace infoflow

@@ -21,13 +21,22 @@ Architecture two_layer_min_dot_architecture(int d, int ffn_width) {
   return a;
 }
 
+int TwoLayerMinDotConstruction::pieces_for(int d, double eps) {
+  const double h = std::sqrt(8.0 * eps / (3.0 * d));
+  return static_cast<int>(std::ceil(2.0 / h));
+}
+
+std::size_t TwoLayerMinDotConstruction::ffn_parameters_for(int d, double eps) {
+  const std::size_t p1 = 2 * static_cast<std::size_t>(d) * pieces_for(d, eps), E = 2 * static_cast<std::size_t>(d) + 2;
+  return p1 * (E + 1) + E * (p1 + 1);
+}
+
 TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps) : d_(d), T_(T), eps_(eps) {
   if (d < 1) throw ContractError("TwoLayerMinDotConstruction", "d: expected a token dimension d >= 1, got " + std::to_string(d));
   if (T < 1) throw ContractError("TwoLayerMinDotConstruction", "T: expected a sequence length T >= 1, got " + std::to_string(T));
   if (!(eps > 0.0 && eps < 1.0)) throw ContractError("TwoLayerMinDotConstruction", "eps: expected 0 < eps < 1, got " + std::to_string(eps));
 
-  const double h = std::sqrt(8.0 * eps / (3.0 * d));
-  m_ = static_cast<int>(std::ceil(2.0 / h));
+  m_ = pieces_for(d, eps);
   // β = 3 S(T,1)/ε, taken from the upper end of the arb enclosure and nudged up, so S(T, β) ≤ ε/3.
   const double s1 = gibbs_excess_sup(T, ArbBall(1.0, 128)).upper();
   beta_ = T == 1 ? 1.0 : std::nextafter(3.0 * s1 / eps * (1.0 + 1e-12), INFINITY);

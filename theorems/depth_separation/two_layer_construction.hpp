@@ -33,8 +33,12 @@ struct MinDotSlots {
 
 class TwoLayerMinDotConstruction {
  public:
-  /// Throws InputError for d < 1, T < 1 or ε outside (0, 1).
+  /// Throws ContractError for d < 1, T < 1 or ε outside (0, 1) (the suite validates them first).
   TwoLayerMinDotConstruction(int d, int T, double eps);
+
+  /// The closed forms the construction uses, as functions of (d, ε) alone: they never read T.
+  static int pieces_for(int d, double eps);                   // m = ⌈2/h⌉, h = √(8ε/(3d))
+  static std::size_t ffn_parameters_for(int d, double eps);   // M_ffn = p1(E+1) + E(p1+1), p1 = 2dm, E = 2d+2
 
   const Model& model() const { return model_; }
   int d() const { return d_; }
