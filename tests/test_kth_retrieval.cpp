@@ -72,7 +72,7 @@ TEST_CASE("k = 1: a broken weight or a low temperature fails the certification",
   REQUIRE_THROWS_AS(OneHeadArgmaxConstruction(4, 1.5), ContractError);
 }
 
-TEST_CASE("L3 on its family: bounded away from zero for monotone scores, not for -(x-v)^2", "[thm2][L3]") {
+TEST_CASE("L3 on its family: bounded away from zero for non-decreasing scores, not for -x or -(x-v)^2", "[thm2][L3]") {
   std::vector<double> grid{0.0};
   for (int i = -3; i <= 4; ++i) grid.push_back(std::pow(10.0, i));
   for (auto [T, k, v] : {std::tuple{3, 2, 0.0}, {5, 3, 0.5}, {8, 2, 0.9}}) {
@@ -81,6 +81,14 @@ TEST_CASE("L3 on its family: bounded away from zero for monotone scores, not for
     REQUIRE(c.grid_respects_infimum);
     REQUIRE(c.grid_min_linear >= c.certified_infimum * (1 - 1e-12));
     REQUIRE(c.grid_min_nonmonotone < 1e-6);
+    // The whole class of non-decreasing scores, in one arb evaluation over z in [0, 1].
+    // (arb keeps radii in 30-bit magnitudes, so the interval [0, 1] costs ~1e-8 relative.)
+    REQUIRE(c.class_lower_bound == Approx(c.certified_infimum).epsilon(1e-6));
+    REQUIRE(c.class_lower_bound <= c.certified_infimum * (1 + 1e-12));
+    REQUIRE(c.piecewise_scores > 0);
+    REQUIRE(c.piecewise_min_lower >= c.class_lower_bound * (1 - 1e-12));
+    // A decreasing score is not in the class, and it does retrieve the k-th value.
+    REQUIRE(c.grid_min_decreasing < c.certified_infimum / 100);
   }
   REQUIRE_THROWS_AS(certify_no_temperature(3, 1, 0.5, grid), ContractError);
   REQUIRE_THROWS_AS(certify_no_temperature(3, 4, 0.5, grid), ContractError);
