@@ -1,11 +1,13 @@
 #include "theorems/depth_separation/depth_separation_config.hpp"
 
+#include "numerics/util/errors.hpp"
 #include "theorems/suite_options.hpp"
 
 namespace infoflow {
 
 std::vector<SuiteOption> depth_separation_options() {
-  return {{"--d", "token dimension d >= 1 (default 2)"},
+  return {{"--d", "token dimension d >= 2 (default 2); d = 1 only with --d1-control yes"},
+          {"--d1-control", "yes: allow d = 1 as a labelled control (no separation there: F = (min x)^2 is cheap)"},
           {"--T", "sequence lengths of the construction sweep, e.g. 2,4,8 (each >= 1)"},
           {"--eps", "target errors of the construction sweep, each in (0, 1)"},
           {"--fit-T", "sequence lengths of the single-layer fits (each >= 1)"},
@@ -17,6 +19,15 @@ DepthSeparationConfig depth_separation_config(const SuiteContext& ctx) {
   DepthSeparationConfig c;
   const bool quick = ctx.profile == Profile::Quick;
   c.d = int_list_option(ctx, "--d", 1, {2}).front();
+  // For d = 1, F = (min_t x(t))^2, which one head with a decreasing score and an L5 square computes
+  // cheaply: there is no separation to check. It runs only as a labelled control.
+  const auto control = ctx.options.find("--d1-control");
+  c.d1_control = control != ctx.options.end() && control->second == "yes";
+  if (control != ctx.options.end() && !control->second.empty() && control->second != "yes")
+    throw InputError("--d1-control", "expected yes, got '" + control->second + "'");
+  if (c.d < 2 && !c.d1_control)
+    throw InputError("--d", "expected d >= 2 (for d = 1 the target is (min x)^2, cheap for one layer: no depth "
+                            "separation); run d = 1 only as a control with --d1-control yes");
   c.construction_T = int_list_option(ctx, "--T", 1, quick ? std::vector<int>{2, 4, 8, 16, 64} : std::vector<int>{2, 4, 8, 16, 64, 256});
   c.eps = double_list_option(ctx, "--eps", 0.0, 1.0, quick ? log_spaced(1e-1, 1e-3, 5) : log_spaced(1e-1, 1e-5, 9));
   c.fit_T = int_list_option(ctx, "--fit-T", 1, {2, 3, 4, 6, 8});

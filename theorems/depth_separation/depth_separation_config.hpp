@@ -8,6 +8,7 @@ namespace infoflow {
 
 struct DepthSeparationConfig {
   int d = 2;
+  bool d1_control = false;  // d = 1 allowed as a labelled control (no separation exists there)
   // Two-layer construction sweep.
   std::vector<int> construction_T;
   std::vector<double> eps;

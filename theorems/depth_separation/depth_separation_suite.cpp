@@ -20,6 +20,9 @@ SuiteInfo depth_separation_suite() {
     r.statement = "Stated (paper): a single-layer transformer needs Omega(eps^-k(T)) parameters for min_{s,t} x(s).x(t), "
                   "k(T) growing linearly in T; two layers with one head each need O(eps^-1). Derived (docs/theory.md §3): the "
                   "explicit two-layer construction has M_ffn ~ eps^-1/2 at every T.";
+    if (cfg.d1_control)
+      r.notes.push_back("CONTROL RUN, d = 1: F = (min x)^2 is cheap for one layer, so no depth separation exists and "
+                        "the single-layer evidence below is a control, not evidence for Theorem 1.");
     r.notes.push_back("Certified: the construction's sup error over the whole domain (arb, from the actual weights). "
                       "Sampled: MPFR errors on the families. Fitted: single-layer errors are validation maxima in "
                       "double on uniform, near-tie and face/corner inputs; they do not prove a lower bound.");

@@ -36,11 +36,13 @@ void PlanArchitecture::validate() const {
 std::string CostExponent::text() const {
   std::ostringstream o;
   o << std::setprecision(4);
-  if (per_T == 0) o << constant;
+  if (per_T == 0) o << std::max(0.0, constant);
   else {
+    // A line that is negative at small T is clamped there: say so.
+    if (constant < 0) o << "max(0, ";
     o << per_T << "*T";
     if (constant > 0) o << " + " << constant;
-    if (constant < 0) o << " - " << -constant;
+    if (constant < 0) o << " - " << -constant << ")";
   }
   return o.str();
 }

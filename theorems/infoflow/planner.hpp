@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,9 @@ struct PlanArchitecture {
 struct CostExponent {
   double constant = 0.0;
   double per_T = 0.0;  // exponent = constant + per_T·T
-  double at(int T) const { return constant + per_T * T; }
+  /// The exponent at T, clamped at 0: a cost exponent is never negative (a plan never costs less than
+  /// a constant number of parameters).
+  double at(int T) const { return std::max(0.0, constant + per_T * T); }
   bool grows() const { return per_T > 0; }
   std::string text() const;
 };
