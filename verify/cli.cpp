@@ -12,6 +12,7 @@
 #include "theorems/infoflow/planner.hpp"
 #include "reports/report_writer.hpp"
 #include "theorems/suite.hpp"
+#include "verify/mutation_harness.hpp"
 #include "verify/progress.hpp"
 
 #include <CLI/CLI.hpp>
@@ -375,6 +376,23 @@ int cmd_regress(const std::string& baseline, const std::string& current, const s
   return rep.regressions() > 0 ? kExitCheckFailed : 0;
 }
 
+int cmd_mutants(const GlobalOptions& g, bool quick) {
+  const OutputFolderLock lock(g.out, "--out");
+  MutationOptions o;
+  o.quick = quick;
+  o.seed = g.seed;
+  o.threads = resolve_threads(g.threads);
+  o.out_dir = (std::filesystem::path(g.out) / "mutants").string();
+  auto printer = std::make_shared<ProgressPrinter>("mutants");
+  o.progress = [printer](const SweepProgress& p) { (*printer)(p); };
+  const MutationReport rep = run_mutation_harness(o);
+  const json j = rep.to_json();
+  write_json_file((std::filesystem::path(g.out) / "mutation.json").string(), j);
+  write_text_file_atomic((std::filesystem::path(g.out) / "mutation.md").string(), mutation_markdown(j));
+  std::cout << rep.table() << "written: " << (std::filesystem::path(g.out) / "mutation.md").string() << "\n";
+  return rep.uncaught_mutants() > 0 ? kExitCheckFailed : 0;
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv, const char* single_suite) {
@@ -427,6 +445,9 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   plan->add_flag("--positional", po.positional, "the architecture has positional encoding");
   plan->add_flag("--json", po.json_out, "print JSON instead of a table");
   plan->add_option("--dot", po.dot, "also write the plan as Graphviz DOT (and SVG when dot is installed)");
+  bool mutants_quick = false;
+  auto* mutants = app.add_subcommand("mutants", "run the suites under each deliberate defect and record which checks catch it");
+  mutants->add_flag("--quick", mutants_quick, "each mutant on the suites it targets only (the test suite's form)");
   std::vector<std::pair<CLI::App*, const SuiteInfo*>> suite_cmds;
   std::map<std::string, std::map<std::string, std::string>> suite_options;
   for (const auto& s : all_suites()) {
@@ -447,6 +468,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     if (fit->parsed()) return cmd_fit(csv, band, g.seed);
     if (plan->parsed()) return cmd_plan(po);
     if (regress->parsed()) return cmd_regress(baseline, current, junit, update_baseline);
+    if (mutants->parsed()) return cmd_mutants(g, mutants_quick);
     if (report->parsed()) return cmd_report(results_dir.empty() ? g.out : results_dir, g.out);
     for (const auto& [cmd, suite] : suite_cmds)
       if (cmd->parsed()) return cmd_suite(g, *suite, suite_options[suite->id]);

@@ -1,4 +1,5 @@
 #include "numerics/fit/exponent_fit.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/scalar/arb_ball.hpp"
 #include "numerics/util/errors.hpp"
@@ -137,6 +138,10 @@ LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y, con
                                                   std::ceil((1.0 - tail) * static_cast<double>(slopes.size() - 1)))]};
   }
   f.interval = Interval{std::min(f.t_interval.lo, f.bootstrap_interval.lo), std::max(f.t_interval.hi, f.bootstrap_interval.hi)};
+  if (mutated(Mutant::FitterSlopeBias)) {
+    f.slope += 0.1;
+    for (Interval* i : {&f.t_interval, &f.bootstrap_interval, &f.interval}) *i = Interval{i->lo + 0.1, i->hi + 0.1};
+  }
   return f;
 }
 

@@ -1,4 +1,5 @@
 #include "numerics/model/forward.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/util/errors.hpp"
 
@@ -117,6 +118,7 @@ class ForwardPass {
     }
     S top = logits[0];
     for (std::size_t t = 1; t < T; ++t) top = ScalarTraits<S>::max_of(top, logits[t]);
+    if (mutated(Mutant::SoftmaxWithoutShift)) top = zero_;
     S denom = zero_;
     Vec<S> out(ho.value_dim, zero_);
     for (std::size_t t = 0; t < T; ++t) {

@@ -1,4 +1,5 @@
 #include "theorems/aggregation_decoding/closest_pair.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/util/errors.hpp"
 #include "numerics/util/rng.hpp"
@@ -107,6 +108,12 @@ ClosestPair closest_pair(const std::vector<double>& p, int E, int threads, std::
     }
 #pragma omp critical
     if (better(local, best)) best = local;
+  }
+  if (mutated(Mutant::ClosestPairSecondBest) && N > 2) {
+    // A pair that is not the closest: the first point and the last.
+    double d2 = 0;
+    for (int e = 0; e < E; ++e) d2 += (p[e] - p[(N - 1) * E + e]) * (p[e] - p[(N - 1) * E + e]);
+    return ClosestPair{0, N - 1, std::sqrt(d2)};
   }
   return best;
 }

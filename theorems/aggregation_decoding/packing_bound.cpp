@@ -1,4 +1,5 @@
 #include "theorems/aggregation_decoding/packing_bound.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/util/errors.hpp"
 
@@ -26,6 +27,7 @@ PackingBound packing_bound(int T0, int d, int E, double eps, long prec) {
   b.log_N = logN.mid();
   const ArbBall root = exp(logN / ArbBall(static_cast<double>(E), prec));
   b.delta_N = ArbBall(2.0, prec) / (root - ArbBall(1.0, prec));
+  if (mutated(Mutant::PackingDeltaDoubled)) b.delta_N = b.delta_N * ArbBall(2.0, prec);
   b.width = ArbBall(eps, prec) / (b.delta_N * sqrt(ArbBall(static_cast<double>(E), prec)));
   return b;
 }

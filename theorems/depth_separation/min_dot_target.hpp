@@ -1,15 +1,18 @@
 #pragma once
 // Theorem 1's retrieval target (docs/theory.md §3): F(X) = min over all pairs s, t (s = t included) of x(s)ᵀx(t).
 #include "numerics/model/target.hpp"
+#include "numerics/util/mutation.hpp"
 
 namespace infoflow {
 
 struct MinPairwiseDot {
   template <class S>
   S operator()(const Sequence<S>& X) const {
-    S best = dot(X[0], X[0]);
+    const bool skip_diagonal = mutated(Mutant::TargetSkipsDiagonal) && X.size() > 1;
+    S best = skip_diagonal ? dot(X[0], X[1]) : dot(X[0], X[0]);
     for (std::size_t s = 0; s < X.size(); ++s)
-      for (std::size_t t = s; t < X.size(); ++t) best = -ScalarTraits<S>::max_of(-best, -dot(X[s], X[t]));
+      for (std::size_t t = skip_diagonal ? s + 1 : s; t < X.size(); ++t)
+        best = -ScalarTraits<S>::max_of(-best, -dot(X[s], X[t]));
     return best;
   }
   template <class S>

@@ -1,4 +1,5 @@
 #include "theorems/depth_separation/two_layer_construction.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/lemmas/gibbs.hpp"
 #include "numerics/lemmas/relu_square.hpp"
@@ -40,6 +41,7 @@ TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps)
   // β = 3 S(T,1)/ε, taken from the upper end of the arb enclosure and nudged up, so S(T, β) ≤ ε/3.
   const double s1 = gibbs_excess_sup(T, ArbBall(1.0, 128)).upper();
   beta_ = T == 1 ? 1.0 : std::nextafter(3.0 * s1 / eps * (1.0 + 1e-12), INFINITY);
+  if (mutated(Mutant::ConstructionBetaHalved)) beta_ /= 2;
 
   const MinDotSlots s{d};
   const int E = s.E();
@@ -75,6 +77,7 @@ TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps)
         at(f.W1, E, unit, s.r(i)) = sign;
         p[f.b1 + unit] = -e.knots[j];
         at(f.W2, f.width, s.g(), unit) = sign * 0.25 * e.coeffs[j];
+        if (mutated(Mutant::L5PieceDropped) && i == 0 && sign > 0 && j == m_ / 2) at(f.W2, f.width, s.g(), unit) = 0.0;
       }
       bias += sign * 0.25 * e.bias;
     }
@@ -89,7 +92,8 @@ TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps)
   at(l2.W_O, 1, s.x(0), 0) = 1.0;
   model_.temperatures[l2.heads[0].temperature] = beta_;
 
-  at(L.readout().W, E, 0, s.x(0)) = 1.0;
+  at(L.readout().W, E, 0, mutated(Mutant::ReadoutWrongSlot) ? s.g() : s.x(0)) = 1.0;
+  if (mutated(Mutant::ConstructionWeightPerturbed)) at(f.W1, E, 0, s.x(0)) += 1e-3;
 }
 
 }  // namespace infoflow

@@ -1,4 +1,5 @@
 #include "theorems/infoflow/planner.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/util/errors.hpp"
 
@@ -72,6 +73,9 @@ CostExponent decode_cost(double tokens_per_T, double fixed_tokens, int d, int E)
   return c;
 }
 
+// Max-position retrieval: polynomial in 1/eps with an exponent independent of T (Theorem 1's construction).
+CostExponent retrieval_cost() { return CostExponent{1.0, mutated(Mutant::PlannerRetrievalGrows) ? 0.05 : 0.0}; }
+
 // What a class of positions knows: all tokens are alike (the target is symmetric in them), the CLS differs.
 struct Knowledge {
   bool all = false;        // I(p) = every position
@@ -120,16 +124,16 @@ void apply(const Context& c, const HeadAssignment& h, const Knowledge& tok_befor
         effect = "retrieves the " + std::to_string(k) + "-th largest (Theorem 2 cost)";
       } else if (c.s.order <= 1) {
         q.complete |= bit;
-        cost = max_cost(cost, CostExponent{1.0, 0.0});
+        cost = max_cost(cost, retrieval_cost());
         effect = "retrieves the arg-max token: family " + std::to_string(h.family + 1) + " complete";
       } else if (c.s.order == 2) {
         if (tok_before.partial & bit) {
           q.complete |= bit;
-          cost = max_cost(cost, CostExponent{1.0, 0.0});
+          cost = max_cost(cost, retrieval_cost());
           effect = "retrieves the token whose partial is extreme: family " + std::to_string(h.family + 1) + " complete";
         } else if (query_is_token) {
           q.partial |= bit;
-          cost = max_cost(max_cost(cost, CostExponent{1.0, 0.0}), decode_cost(0, 2, c.a.d, c.a.E));
+          cost = max_cost(max_cost(cost, retrieval_cost()), decode_cost(0, 2, c.a.d, c.a.E));
           effect = "retrieves the best partner of its own token: inner reduction of family " + std::to_string(h.family + 1);
         } else {
           effect = "retrieves one token (no partial to reduce over yet)";

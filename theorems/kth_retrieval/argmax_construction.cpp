@@ -1,4 +1,5 @@
 #include "theorems/kth_retrieval/argmax_construction.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/lemmas/gibbs.hpp"
 #include "numerics/util/errors.hpp"
@@ -30,6 +31,7 @@ OneHeadArgmaxConstruction::OneHeadArgmaxConstruction(int T, double eps) {
   if (!(eps > 0.0 && eps < 1.0)) throw ContractError("OneHeadArgmaxConstruction", "eps: expected 0 < eps < 1, got " + std::to_string(eps));
   const double s1 = gibbs_excess_sup(T, ArbBall(1.0, 128)).upper();
   beta_ = T == 1 ? 1.0 : std::nextafter(s1 / eps * (1.0 + 1e-12), INFINITY);
+  if (mutated(Mutant::ArgmaxBetaHalved)) beta_ /= 2;
   model_ = make_model<double>(argmax_architecture());
   const ParamLayout L(model_.arch);
   for (const auto& [off, v] : argmax_weights(L)) model_.params[off] = v;

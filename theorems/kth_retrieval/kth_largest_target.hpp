@@ -2,6 +2,7 @@
 // Theorem 2's target (docs/theory.md §4): scalar tokens x(t) ∈ [0,1], F_k(X) = the k-th largest of x(1..T).
 // Computed by a sorting network of max/min, so it is exact in double and MPFR and an enclosure in arb.
 #include "numerics/model/target.hpp"
+#include "numerics/util/mutation.hpp"
 #include "numerics/util/errors.hpp"
 
 #include <string>
@@ -24,6 +25,7 @@ struct KthLargest {
         v[j - 1] = hi;
         v[j] = lo;
       }
+    if (mutated(Mutant::KthOffByOne)) return v[std::min<std::size_t>(k, v.size() - 1)];
     return v[k - 1];
   }
 };

@@ -1,4 +1,5 @@
 #include "theorems/kth_retrieval/no_temperature_lemma.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/scalar/arb_ball.hpp"
 #include "numerics/util/errors.hpp"
@@ -15,7 +16,7 @@ namespace {
 ArbBall family_error(int T, int k, const ArbBall& v, const ArbBall& s_top, const ArbBall& s_rest, const ArbBall& beta) {
   const long p = v.prec();
   const ArbBall one(1.0, p);
-  const ArbBall top = ArbBall(k - 1.0, p) * exp(beta * (s_top - s_rest));
+  const ArbBall top = ArbBall(k - 1.0, p) * exp(beta * (mutated(Mutant::L3FamilyReversed) ? s_rest - s_top : s_top - s_rest));
   const ArbBall w_top = top / (top + ArbBall(static_cast<double>(T - k + 1), p));
   return abs((one - v) * w_top);
 }

@@ -1,0 +1,44 @@
+#pragma once
+// Deliberate defects for the mutation harness (`infoflow-verify mutants`, docs/mutation.md): each mutant
+// is a small, plausible bug compiled in behind a run-time switch. Only the harness ever sets the switch;
+// with no mutant active every site below is a no-op. The harness runs the suites once per mutant and
+// records which checks fail: a check no mutant can make fail is a check that cannot fail.
+#include <string>
+#include <vector>
+
+namespace infoflow {
+
+enum class Mutant {
+  None,
+  ConstructionWeightPerturbed,  // one FFN_1 input weight of the Theorem 1 construction off by 1e-3
+  ConstructionBetaHalved,       // the construction's temperatures half of what its budget needs
+  L5PieceDropped,               // one hinge of an L5 square interpolant left out
+  GibbsSupTooSmall,             // S(T, beta) computed 10% too small
+  SoftmaxWithoutShift,          // softmax without subtracting the largest logit
+  ReadoutWrongSlot,             // the construction's readout reads the G slot instead of X[0]
+  TargetSkipsDiagonal,          // min_{s,t} x(s).x(t) without the pairs s = t
+  KthOffByOne,                  // the k-th largest returns the (k+1)-th (the last for k = T)
+  ArgmaxBetaHalved,             // the k = 1 construction's temperature halved
+  PackingDeltaDoubled,          // the packing bound's delta_N doubled (a looser bound)
+  ClosestPairSecondBest,        // closest-pair search reports a pair farther than the closest
+  FitterSlopeBias,              // every fitted slope (and its intervals) shifted by +0.1
+  PlannerRetrievalGrows,        // the planner prices max-retrieval as growing with T
+  L3FamilyReversed,             // L3's family error computed with the scores of the two groups swapped
+};
+
+struct MutantInfo {
+  Mutant id;
+  std::string name;      // kebab-case, as in the report
+  std::string defect;    // what the bug is
+  std::vector<std::string> suites;  // the suites whose checks are expected to notice it
+};
+
+/// Every mutant but None, in a fixed order.
+const std::vector<MutantInfo>& all_mutants();
+
+Mutant active_mutant();
+/// Set before a run, never during one (the sites read it without synchronisation beyond an atomic).
+void set_active_mutant(Mutant m);
+inline bool mutated(Mutant m) { return active_mutant() == m; }
+
+}  // namespace infoflow

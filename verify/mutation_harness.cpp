@@ -1,0 +1,167 @@
+#include "verify/mutation_harness.hpp"
+
+#include "numerics/util/errors.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+namespace infoflow {
+
+namespace {
+
+using nlohmann::json;
+
+// Small sweeps: every check still runs, on fewer points (thm1's fits dominate otherwise).
+const std::map<std::string, std::map<std::string, std::string>>& shrunk_options() {
+  static const std::map<std::string, std::map<std::string, std::string>> o = {
+      {"thm1-depth-separation", {{"--T", "2,8"}, {"--eps", "0.1,0.01"}, {"--fit-T", "2,3"}, {"--p", "2,4"}, {"--n", "1"}}},
+      {"thm2-kth-retrieval",
+       {{"--k", "1,2"}, {"--T", "3,4"}, {"--argmax-T", "2,64"}, {"--eps", "0.1,0.001"}, {"--n", "1"}, {"--p", "2,4"}}},
+      {"thm3-aggregation-decoding", {{"--T0", "1,3"}, {"--E", "1,2"}, {"--eps", "0.001,1e-05,1e-07"}}},
+  };
+  return o;
+}
+
+struct SuiteVerdicts {
+  std::map<std::string, Verdict> checks;  // check id (series as "series:id", facts as "fact:id") → verdict
+  std::string error;                      // non-empty when the suite stopped
+};
+
+SuiteVerdicts run_one(const SuiteInfo& suite, const MutationOptions& o, const std::string& dir) {
+  SuiteContext ctx;
+  ctx.profile = Profile::Quick;
+  ctx.seed = o.seed;
+  ctx.threads = o.threads;
+  ctx.out_dir = dir;
+  ctx.command = "infoflow-verify mutants";
+  ctx.progress = o.progress;
+  if (const auto it = shrunk_options().find(suite.id); it != shrunk_options().end()) ctx.options = it->second;
+  SuiteVerdicts v;
+  try {
+    const SuiteResult r = run_suite(suite, ctx);
+    for (const auto& c : r.checks) v.checks[c.id] = c.verdict;
+    for (const auto& s : r.series)
+      if (s.band) v.checks["series:" + s.id] = s.verdict;
+    for (const auto& f : r.facts) v.checks["fact:" + f.id] = f.holds ? Verdict::Pass : Verdict::Fail;
+  } catch (const std::exception& e) {
+    v.error = e.what();
+  }
+  return v;
+}
+
+}  // namespace
+
+int MutationReport::uncaught_mutants() const {
+  int n = 0;
+  for (const auto& m : outcomes) n += !m.caught();
+  return n;
+}
+
+std::vector<std::string> MutationReport::unkilled_checks() const {
+  std::vector<std::string> out;
+  for (const auto& c : checks)
+    if (!killed_by.count(c)) out.push_back(c);
+  return out;
+}
+
+MutationReport run_mutation_harness(const MutationOptions& o) {
+  namespace fs = std::filesystem;
+  MutationReport rep;
+  std::set<std::string> needed;
+  for (const auto& m : all_mutants())
+    for (const auto& s : m.suites) needed.insert(s);
+  std::vector<const SuiteInfo*> suites;
+  for (const auto& s : all_suites())
+    if (!o.quick || needed.count(s.id)) suites.push_back(&s);
+
+  set_active_mutant(Mutant::None);
+  std::map<std::string, SuiteVerdicts> base;
+  for (const SuiteInfo* s : suites) {
+    base[s->id] = run_one(*s, o, (fs::path(o.out_dir) / "baseline" / s->id).string());
+    if (!base[s->id].error.empty())
+      throw NumericError("mutants: the unmutated suite " + s->id + " stopped: " + base[s->id].error);
+    for (const auto& [id, v] : base[s->id].checks) {
+      rep.checks.push_back(s->id + "/" + id);
+      rep.baseline[s->id + "/" + id] = v;
+    }
+  }
+
+  for (const auto& m : all_mutants()) {
+    MutantOutcome out{m, {}, {}};
+    set_active_mutant(m.id);
+    for (const SuiteInfo* s : suites) {
+      if (o.quick && std::find(m.suites.begin(), m.suites.end(), s->id) == m.suites.end()) continue;
+      const SuiteVerdicts v = run_one(*s, o, (fs::path(o.out_dir) / m.name / s->id).string());
+      if (!v.error.empty()) out.stopped.push_back(s->id + ": " + v.error);
+      for (const auto& [id, verdict] : v.checks) {
+        const std::string key = s->id + "/" + id;
+        const auto b = rep.baseline.find(key);
+        // Killed: fails under the mutant, and did not fail without it.
+        if (verdict == Verdict::Fail && (b == rep.baseline.end() || b->second != Verdict::Fail)) {
+          out.killed.push_back(key);
+          rep.killed_by[key].push_back(m.name);
+        }
+      }
+    }
+    set_active_mutant(Mutant::None);
+    rep.outcomes.push_back(out);
+  }
+  return rep;
+}
+
+json MutationReport::to_json() const {
+  json mutants = json::array();
+  for (const auto& m : outcomes)
+    mutants.push_back({{"mutant", m.mutant.name}, {"defect", m.mutant.defect}, {"caught", m.caught()},
+                       {"killed", m.killed}, {"stopped", m.stopped}});
+  json checks = json::array();
+  for (const auto& c : this->checks) {
+    const auto it = killed_by.find(c);
+    checks.push_back({{"check", c}, {"baseline", verdict_name(baseline.at(c))},
+                      {"killed_by", it == killed_by.end() ? json::array() : json(it->second)}});
+  }
+  return {{"mutants", mutants}, {"checks", checks}, {"uncaught_mutants", uncaught_mutants()},
+          {"unkilled_checks", unkilled_checks()}};
+}
+
+std::string mutation_markdown(const json& r) {
+  std::ostringstream o;
+  o << "| mutant | defect | caught | checks that failed |\n|---|---|---|---|\n";
+  for (const auto& m : r.at("mutants")) {
+    std::string killed;
+    for (const auto& k : m.at("killed")) killed += (killed.empty() ? "" : ", ") + ("`" + k.get<std::string>() + "`");
+    o << "| `" << m.at("mutant").get<std::string>() << "` | " << m.at("defect").get<std::string>() << " | "
+      << (m.at("caught").get<bool>() ? "yes" : "**NO**") << " | " << (killed.empty() ? "none" : killed) << " |\n";
+  }
+  o << "\n| check | verdict without a mutant | killed by |\n|---|---|---|\n";
+  for (const auto& c : r.at("checks")) {
+    std::string by;
+    for (const auto& k : c.at("killed_by")) by += (by.empty() ? "" : ", ") + k.get<std::string>();
+    o << "| `" << c.at("check").get<std::string>() << "` | " << c.at("baseline").get<std::string>() << " | "
+      << (by.empty() ? "**not killed**" : by) << " |\n";
+  }
+  return o.str();
+}
+
+std::string MutationReport::table() const {
+  std::ostringstream o;
+  for (const auto& m : outcomes) {
+    o << (m.caught() ? "caught    " : "SURVIVED  ") << m.mutant.name << ": ";
+    if (m.killed.empty()) o << "no check failed";
+    for (std::size_t i = 0; i < m.killed.size(); ++i) o << (i ? ", " : "") << m.killed[i];
+    for (const auto& s : m.stopped) o << " [stopped: " << s << "]";
+    o << "\n";
+  }
+  const auto unkilled = unkilled_checks();
+  o << "\n" << (outcomes.size() - uncaught_mutants()) << " of " << outcomes.size() << " mutants caught; "
+    << (checks.size() - unkilled.size()) << " of " << checks.size() << " verdict-carrying checks killed by some mutant\n";
+  if (!unkilled.empty()) {
+    o << "not killed by any mutant:\n";
+    for (const auto& c : unkilled) o << "  " << c << " (" << verdict_name(baseline.at(c)) << " without a mutant)\n";
+  }
+  return o.str();
+}
+
+}  // namespace infoflow
