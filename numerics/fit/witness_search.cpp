@@ -1,4 +1,5 @@
 #include "numerics/fit/witness_search.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/util/errors.hpp"
 #include "numerics/util/rng.hpp"
@@ -55,7 +56,8 @@ WitnessPair search_witness(const Model& model, const Target& F, int T, double ep
   if (!(eps > 0)) throw ContractError("search_witness", "eps: expected eps > 0");
   const int d = model.arch.d, E = model.arch.E;
   const ParamLayout L(model.arch);
-  const double goal = 3.0 * eps * (1.0 + o.margin);
+  const double gap_factor = mutated(Mutant::WitnessGapRelaxed) ? 1.5 : 3.0;
+  const double goal = gap_factor * eps * (1.0 + o.margin);
   SplitMix64 rng(derive_seed(o.seed, "witness"));
 
   struct Cand {
@@ -106,7 +108,7 @@ WitnessPair search_witness(const Model& model, const Target& F, int T, double ep
     ceres::Solve(so, &problem, &summary);
     // Keep the refined pair only if it still meets the gap; otherwise the candidate itself.
     Seq R1 = unflatten(x1.data(), T, d), R2 = unflatten(x2.data(), T, d);
-    if (std::fabs(F(R1) - F(R2)) < 3.0 * eps * (1.0 + o.margin / 2)) R1 = c.X1, R2 = c.X2;
+    if (std::fabs(F(R1) - F(R2)) < gap_factor * eps * (1.0 + o.margin / 2)) R1 = c.X1, R2 = c.X2;
     const double dist = state_distance(model, L, R1, R2);
     if (dist < best.state_distance) {
       best.found = true;

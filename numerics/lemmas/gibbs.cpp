@@ -22,7 +22,8 @@ void require_T(long T) {
 
 ArbBall gibbs_excess_simple_bound(long T, const ArbBall& beta) {
   require_T(T);
-  return ArbBall(static_cast<double>(T - 1), beta.prec()) / (e_const(beta.prec()) * beta);
+  const ArbBall simple = ArbBall(static_cast<double>(T - 1), beta.prec()) / (e_const(beta.prec()) * beta);
+  return mutated(Mutant::GibbsSimpleBoundHalved) ? simple * ArbBall(0.5, beta.prec()) : simple;
 }
 
 ArbBall gibbs_excess_sup(long T, const ArbBall& beta) {
@@ -63,7 +64,8 @@ ArbBall gap_retrieval_off_weight_bound(long T, const ArbBall& beta, const ArbBal
   require_T(T);
   const ArbBall n(static_cast<double>(T - 1), beta.prec());
   const ArbBall q = n * exp(-(beta * gap));
-  return q / (ArbBall(1.0, beta.prec()) + q);
+  const ArbBall off = q / (ArbBall(1.0, beta.prec()) + q);
+  return mutated(Mutant::L2BoundHalved) ? off * ArbBall(0.5, beta.prec()) : off;
 }
 
 double softmax_rank_weight_excess(const std::vector<double>& scores, double beta) {
@@ -74,7 +76,7 @@ double softmax_rank_weight_excess(const std::vector<double>& scores, double beta
   double worst = -1.0;
   for (std::size_t k = 0; k < s.size(); ++k) {
     const double w = std::exp(beta * (s[k] - s[0])) / den;
-    worst = std::max(worst, w - 1.0 / static_cast<double>(k + 1));
+    worst = std::max(worst, w - 1.0 / static_cast<double>(mutated(Mutant::RankWeightThreshold) ? k + 2 : k + 1));
   }
   return worst;
 }

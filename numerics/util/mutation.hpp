@@ -24,6 +24,17 @@ enum class Mutant {
   FitterSlopeBias,              // every fitted slope (and its intervals) shifted by +0.1
   PlannerRetrievalGrows,        // the planner prices max-retrieval as growing with T
   L3FamilyReversed,             // L3's family error computed with the scores of the two groups swapped
+  GibbsSimpleBoundHalved,       // L1's simple bound (T-1)/(e beta) computed as half of it
+  L2BoundHalved,                // L2's off-arg-max weight bound computed as half of it
+  RankWeightThreshold,          // L3's rank-weight check compares with 1/(k+1) instead of 1/k
+  L5BoundHalved,                // L5's interpolation error bound computed as half of it
+  ArbExpDropsRadius,            // arb's exp evaluated at 53 bits with its radius dropped (not an enclosure)
+  ConstructionExtraPiece,       // the construction uses m + 1 pieces while its formula says m
+  FitterSkipsSolve,             // the fitters keep their initial models (the solver never runs)
+  KernelDirectionPerturbed,     // the linear map's kernel direction off by 1e-3 in one coordinate
+  WitnessGapRelaxed,            // the witness search accepts target gaps of 1.5 eps instead of 3 eps
+  PlannerIgnoresSpecific,       // the planner's specific-position heads add nothing to I(p)
+  PlannerOrder3AsOrder2,        // the planner treats an order-3 comparison like an order-2 one
 };
 
 struct MutantInfo {

@@ -1,4 +1,5 @@
 #include "theorems/aggregation_decoding/aggregation_maps.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/util/errors.hpp"
 
@@ -75,7 +76,9 @@ std::vector<double> RandomLinearMap::kernel_direction() const {
     for (int j = 0; j < coords_; ++j) A(e, j) = A_[e * coords_ + j];
   Eigen::JacobiSVD<Eigen::MatrixXd> svd(A, Eigen::ComputeFullV);
   const Eigen::VectorXd w = svd.matrixV().col(coords_ - 1);
-  return std::vector<double>(w.data(), w.data() + coords_);
+  std::vector<double> out(w.data(), w.data() + coords_);
+  if (mutated(Mutant::KernelDirectionPerturbed)) out[0] += 1e-3;
+  return out;
 }
 
 // ---- positional average of a nonlinear encoder ----

@@ -178,6 +178,23 @@ void run_closest_pairs(const DecodingConfig& cfg, const SuiteContext& ctx, Suite
   std::map<std::string, Series> by;
   json loss = json::array();
   std::vector<double> kernel_residuals;
+  // The packing bound is sharp where it must be: for E = 1 the lattice map spaces the N grid images
+  // evenly on [-1, 1], so its closest pair is exactly delta_N and its width bound equals the packing width.
+  bool sharp = true;
+  json sharp_rows = json::array();
+  for (const auto& v : vals) {
+    if (v.map == "lattice-packing" && v.E == 1 && !v.coincident) {
+      const double ratio = v.width_certified / v.packing_width;
+      sharp &= ratio >= 1 - 1e-9 && ratio <= 1 + 1e-9;
+      sharp_rows.push_back({{"shape", shape_text(v.shape())}, {"eps", v.eps}, {"lattice_width", v.width_certified},
+                            {"packing_width", v.packing_width}, {"ratio", ratio}});
+    }
+  }
+  if (!sharp_rows.empty())
+    r.checks.push_back({"closest-pairs.packing-bound-sharp-at-E1", Grade::Certified, sharp ? Verdict::Pass : Verdict::Fail,
+                        "for E = 1 the lattice map's certified closest pair equals delta_N, so its width bound equals "
+                        "the packing width (the bound is exact there: a looser packing bound would show)",
+                        sharp_rows, {{"ratio_within", {1 - 1e-9, 1 + 1e-9}}}});
   for (const auto& v : vals) {
     all_ok &= v.at_least_packing;
     const std::string shape = shape_text(v.shape());

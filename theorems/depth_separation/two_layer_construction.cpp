@@ -37,7 +37,7 @@ TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps)
   if (T < 1) throw ContractError("TwoLayerMinDotConstruction", "T: expected a sequence length T >= 1, got " + std::to_string(T));
   if (!(eps > 0.0 && eps < 1.0)) throw ContractError("TwoLayerMinDotConstruction", "eps: expected 0 < eps < 1, got " + std::to_string(eps));
 
-  m_ = pieces_for(d, eps);
+  m_ = pieces_for(d, eps) + (mutated(Mutant::ConstructionExtraPiece) ? 1 : 0);
   // β = 3 S(T,1)/ε, taken from the upper end of the arb enclosure and nudged up, so S(T, β) ≤ ε/3.
   const double s1 = gibbs_excess_sup(T, ArbBall(1.0, 128)).upper();
   beta_ = T == 1 ? 1.0 : std::nextafter(3.0 * s1 / eps * (1.0 + 1e-12), INFINITY);

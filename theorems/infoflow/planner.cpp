@@ -112,7 +112,7 @@ void apply(const Context& c, const HeadAssignment& h, const Knowledge& tok_befor
       effect = "I(p) gains every position (average of all tokens)";
       return;
     case HeadMode::Specific:
-      q.specific = true;
+      q.specific = !mutated(Mutant::PlannerIgnoresSpecific);
       effect = "I(p) gains the fixed positions";
       return;
     case HeadMode::Retrieve: {
@@ -126,7 +126,7 @@ void apply(const Context& c, const HeadAssignment& h, const Knowledge& tok_befor
         q.complete |= bit;
         cost = max_cost(cost, retrieval_cost());
         effect = "retrieves the arg-max token: family " + std::to_string(h.family + 1) + " complete";
-      } else if (c.s.order == 2) {
+      } else if (c.s.order == 2 || (c.s.order == 3 && mutated(Mutant::PlannerOrder3AsOrder2))) {
         if (tok_before.partial & bit) {
           q.complete |= bit;
           cost = max_cost(cost, retrieval_cost());
