@@ -202,10 +202,11 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
     md << "| check | grade | verdict | statement | measured | bound |\n|---|---|---|---|---|---|\n";
     html << "<table class=\"checks\"><tr><th>check</th><th>grade</th><th>verdict</th><th>statement</th><th>measured</th><th>bound</th></tr>\n";
     for (const auto& c : r.checks) {
-      md << "| `" << c.id << "` | " << grade_name(c.grade) << " | " << verdict_name(c.verdict) << " | " << c.statement
+      const std::string side = c.one_sided ? " (one-sided: cannot fail by design)" : "";
+      md << "| `" << c.id << "` | " << grade_name(c.grade) << " | " << verdict_name(c.verdict) << side << " | " << c.statement
          << " | `" << compact(c.measured) << "` | `" << compact(c.bound) << "` |\n";
       html << "<tr><td><code>" << html_escape(c.id) << "</code></td><td>" << grade_name(c.grade) << "</td><td class=\""
-           << verdict_name(c.verdict) << "\">" << verdict_name(c.verdict) << "</td><td>" << html_escape(c.statement)
+           << verdict_name(c.verdict) << "\">" << verdict_name(c.verdict) << side << "</td><td>" << html_escape(c.statement)
            << "</td><td><code>" << html_escape(compact(c.measured)) << "</code></td><td><code>" << html_escape(compact(c.bound))
            << "</code></td></tr>\n";
     }
@@ -257,6 +258,10 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
         html << "; " << html_escape(s.exponent->source) << " exponent " << num(s.exponent->value);
       }
       if (s.band) {
+        if (s.one_sided) {
+          md << "; one-sided evidence (pass or inconclusive by design, never fail)";
+          html << "; one-sided evidence (pass or inconclusive by design, never fail)";
+        }
         md << "; pass band " << interval_text(*s.band) << ": **" << verdict_name(s.verdict) << "**";
         html << "; pass band " << interval_text(*s.band) << ": <span class=\"" << verdict_name(s.verdict) << "\">"
              << verdict_name(s.verdict) << "</span>";

@@ -100,6 +100,7 @@ json to_json(const Series& s) {
   if (s.exponent && s.exponent->intercept) j["exponent"]["intercept"] = *s.exponent->intercept;
   j["band"] = s.band ? interval_json(*s.band) : json(nullptr);
   if (!s.note.empty()) j["note"] = s.note;
+  if (s.one_sided) j["one_sided"] = true;
   return j;
 }
 
@@ -118,6 +119,7 @@ json to_json(const SuiteResult& r) {
     json cj{{"id", c.id}, {"grade", grade_name(c.grade)}, {"verdict", verdict_name(c.verdict)},
             {"statement", c.statement}, {"measured", c.measured}, {"bound", c.bound}};
     if (!c.bounds.empty()) cj["bounds"] = {{"direction", c.bounds_are_upper ? "upper" : "lower"}, {"values", c.bounds}};
+    if (c.one_sided) cj["one_sided"] = true;
     checks.push_back(cj);
   }
   json series = json::array();
@@ -157,6 +159,7 @@ SuiteResult suite_result_from_json(const json& j) {
         k.bounds_are_upper = c["bounds"].value("direction", "upper") == "upper";
         k.bounds = c["bounds"].at("values").get<std::map<std::string, double>>();
       }
+      k.one_sided = c.value("one_sided", false);
       r.checks.push_back(k);
     }
     for (const auto& s : j.at("series")) {
@@ -179,6 +182,7 @@ SuiteResult suite_result_from_json(const json& j) {
       if (!s.at("band").is_null()) t.band = interval_from(s.at("band"));
       if (!s.at("verdict").is_null()) t.verdict = verdict_from_name(s.at("verdict").get<std::string>());
       t.note = s.value("note", "");
+      t.one_sided = s.value("one_sided", false);
       r.series.push_back(t);
     }
     for (const auto& f : j.value("facts", json::array()))

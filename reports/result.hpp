@@ -27,6 +27,10 @@ struct Check {
   /// an upper bound that grows, or a lower bound that shrinks, has become looser.
   std::map<std::string, double> bounds = {};
   bool bounds_are_upper = true;
+  /// One-sided evidence: by design the verdict is pass or inconclusive, never fail (a fitted model
+  /// bounds the optimal cost from above only, so it can support a lower bound but not refute it).
+  /// Reported as such; the mutation harness does not count it among the checks that must be able to fail.
+  bool one_sided = false;
 };
 
 /// A property true by construction (a closed form, a formula the code never lets read T, ...): reported
@@ -59,6 +63,7 @@ struct Series {
   std::optional<Interval> band;
   Verdict verdict = Verdict::Inconclusive;
   std::string note;
+  bool one_sided = false;  // as Check::one_sided
 
   static Series make(std::string id, std::string title, std::string x_label, std::string y_label, bool log_log = true) {
     Series s;

@@ -28,7 +28,10 @@ Profile parse_profile(const std::string& s) {
 }
 
 SweepCheckpoint SuiteContext::checkpoint(const std::string& name, const std::string& version) const {
-  const std::string fp = std::string(profile_name(profile)) + "/seed=" + std::to_string(seed) + "/" + version;
+  // The build commit is part of the fingerprint: after a code change no cached point (a certified bound,
+  // a fit) is reused; within one build an interrupted run resumes. `version` distinguishes computations.
+  const std::string fp = std::string(profile_name(profile)) + "/seed=" + std::to_string(seed) + "/" + version +
+                         "/build=" + INFOFLOW_BUILD_COMMIT;
   return SweepCheckpoint((std::filesystem::path(out_dir) / (name + ".checkpoint.jsonl")).string(), fp);
 }
 

@@ -379,6 +379,9 @@ int cmd_regress(const std::string& baseline, const std::string& current, const s
 int cmd_mutants(const GlobalOptions& g, bool quick) {
   const OutputFolderLock lock(g.out, "--out");
   MutationOptions o;
+  // Always from scratch: the table must describe the code as it is now, never a cached point.
+  std::error_code ec;
+  std::filesystem::remove_all(std::filesystem::path(g.out) / "mutants", ec);
   o.quick = quick;
   o.seed = g.seed;
   o.threads = resolve_threads(g.threads);

@@ -26,6 +26,7 @@ const std::map<std::string, std::map<std::string, std::string>>& shrunk_options(
 
 struct SuiteVerdicts {
   std::map<std::string, Verdict> checks;  // check id (series as "series:id", facts as "fact:id") → verdict
+  std::set<std::string> one_sided;        // ids of one-sided evidence
   std::string error;                      // non-empty when the suite stopped
 };
 
@@ -41,9 +42,15 @@ SuiteVerdicts run_one(const SuiteInfo& suite, const MutationOptions& o, const st
   SuiteVerdicts v;
   try {
     const SuiteResult r = run_suite(suite, ctx);
-    for (const auto& c : r.checks) v.checks[c.id] = c.verdict;
+    for (const auto& c : r.checks) {
+      v.checks[c.id] = c.verdict;
+      if (c.one_sided) v.one_sided.insert(c.id);
+    }
     for (const auto& s : r.series)
-      if (s.band) v.checks["series:" + s.id] = s.verdict;
+      if (s.band) {
+        v.checks["series:" + s.id] = s.verdict;
+        if (s.one_sided) v.one_sided.insert("series:" + s.id);
+      }
     for (const auto& f : r.facts) v.checks["fact:" + f.id] = f.holds ? Verdict::Pass : Verdict::Fail;
   } catch (const std::exception& e) {
     v.error = e.what();
@@ -83,7 +90,7 @@ MutationReport run_mutation_harness(const MutationOptions& o) {
     if (!base[s->id].error.empty())
       throw NumericError("mutants: the unmutated suite " + s->id + " stopped: " + base[s->id].error);
     for (const auto& [id, v] : base[s->id].checks) {
-      rep.checks.push_back(s->id + "/" + id);
+      (base[s->id].one_sided.count(id) ? rep.one_sided : rep.checks).push_back(s->id + "/" + id);
       rep.baseline[s->id + "/" + id] = v;
     }
   }
@@ -122,7 +129,7 @@ json MutationReport::to_json() const {
     checks.push_back({{"check", c}, {"baseline", verdict_name(baseline.at(c))},
                       {"killed_by", it == killed_by.end() ? json::array() : json(it->second)}});
   }
-  return {{"mutants", mutants}, {"checks", checks}, {"uncaught_mutants", uncaught_mutants()},
+  return {{"mutants", mutants}, {"checks", checks}, {"one_sided", one_sided}, {"uncaught_mutants", uncaught_mutants()},
           {"unkilled_checks", unkilled_checks()}};
 }
 
@@ -141,6 +148,11 @@ std::string mutation_markdown(const json& r) {
     for (const auto& k : c.at("killed_by")) by += (by.empty() ? "" : ", ") + k.get<std::string>();
     o << "| `" << c.at("check").get<std::string>() << "` | " << c.at("baseline").get<std::string>() << " | "
       << (by.empty() ? "**not killed**" : by) << " |\n";
+  }
+  if (!r.at("one_sided").empty()) {
+    o << "\nOne-sided evidence (pass or inconclusive by design, never fail: fits bound the optimal cost from above "
+         "only), not counted among the checks that must be able to fail:\n";
+    for (const auto& c : r.at("one_sided")) o << "- `" << c.get<std::string>() << "`\n";
   }
   return o.str();
 }
@@ -161,6 +173,7 @@ std::string MutationReport::table() const {
     o << "not killed by any mutant:\n";
     for (const auto& c : unkilled) o << "  " << c << " (" << verdict_name(baseline.at(c)) << " without a mutant)\n";
   }
+  if (!one_sided.empty()) o << one_sided.size() << " one-sided evidence items (pass or inconclusive by design) listed apart\n";
   return o.str();
 }
 

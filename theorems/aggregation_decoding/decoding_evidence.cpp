@@ -330,6 +330,7 @@ void run_decoder_fits(const DecodingConfig& cfg, const SuiteContext& ctx, SuiteR
                         "fitted decoders of the (continuous) positional-average map stop improving with width exactly "
                         "when T0 d > E, and keep improving when T0 d <= E (a mismatch is inconclusive: an optimiser can "
                         "also stall)", prow, {{"relation", "plateau <=> T0 d > E"}}});
+    r.checks.back().one_sided = true;
   }
   std::sort(per_ratio.begin(), per_ratio.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   Series k = kappa_vs_T_series("decoder-kappa-vs-ratio", "Fitted decoders: apparent kappa against T0 d/E", per_ratio, true,

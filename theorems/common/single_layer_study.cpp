@@ -218,6 +218,7 @@ Series kappa_vs_T_series(const std::string& id, const std::string& title, const 
     // Fitted models only bound the optimal cost from above, so a falling κ line cannot refute a lower
     // bound: the verdict is pass (κ rises, bounded intervals) or inconclusive, never fail.
     kappa.band = Interval{0.0, INFINITY};
+    kappa.one_sided = true;
     kappa.verdict = kappa.fit && all_bounded && judge_interval(kappa.fit->interval, *kappa.band) == Verdict::Pass
                         ? Verdict::Pass
                         : Verdict::Inconclusive;

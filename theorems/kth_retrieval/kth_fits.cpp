@@ -149,6 +149,7 @@ void run_kth_fits(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteR
                         "for k >= 2, kappa is lower for n = 2 than for n = 1 at the same T (pass when every pair of "
                         "intervals separates that way, else inconclusive: fits only bound the optimal cost from above)",
                         cmp, {{"stated (unverified)", "(T-k-1)/(n+1)"}}});
+    r.checks.back().one_sided = true;
 
   // No fitted check is held against the summary's exponent (T-k-1)/(n+1): it is unverified (and not symmetric),
   // so a fit below it would not contradict the theorem. The rows say where it would be positive.
@@ -186,6 +187,7 @@ void run_kth_fits(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteR
                         "at the smallest width the fitted k = 1 error is below the k = 2 error for every (T, n); a "
                         "violation is reported as inconclusive, since an optimiser can miss the cheap solution",
                         cheap, {{"relation", "err(k=1) < err(k=2)"}}});
+    r.checks.back().one_sided = true;
 
   r.checks.push_back(fits_learn_check(study, cfg.study.widths, "fits.learn"));
   r.checks.push_back(witness_check(study, "witnesses.certified"));
