@@ -2,6 +2,7 @@
 
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
+#include "reports/mutation_table.hpp"
 #include "reports/svg_plot.hpp"
 #include "reports/text_format.hpp"
 
@@ -46,6 +47,40 @@ std::string compact(const json& j) {
   if (j.is_null()) return "";
   std::string s = j.dump();
   return s.size() > 240 ? s.substr(0, 237) + "..." : s;
+}
+
+// A scalar as text: numbers with 6 significant digits, strings bare.
+std::string scalar_text(const json& v) {
+  if (v.is_number_float()) return num(v.get<double>(), 6);
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "-";
+  return v.dump();
+}
+
+// Rows: an array of objects, shown as their own table under the checks.
+bool is_rows(const json& j) { return j.is_array() && !j.empty() && j[0].is_object(); }
+
+// What a check measured, as "key: value" lines; row lists are summarised and tabled below.
+std::vector<std::string> measured_lines(const json& j) {
+  std::vector<std::string> out;
+  if (is_rows(j)) {
+    out.push_back(std::to_string(j.size()) + " rows (table below)");
+  } else if (j.is_object()) {
+    for (const auto& [k, v] : j.items())
+      out.push_back(k + ": " + (is_rows(v) ? std::to_string(v.size()) + " rows" : v.is_structured() ? v.dump() : scalar_text(v)));
+  } else if (!j.is_null()) {
+    out.push_back(scalar_text(j));
+  }
+  return out;
+}
+
+// The columns of a row list: every key, in first-seen order.
+std::vector<std::string> row_columns(const json& rows) {
+  std::vector<std::string> cols;
+  for (const auto& r : rows)
+    for (const auto& [k, v] : r.items())
+      if (std::find(cols.begin(), cols.end(), k) == cols.end()) cols.push_back(k);
+  return cols;
 }
 
 struct Counts {
@@ -203,14 +238,52 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
     html << "<table class=\"checks\"><tr><th>check</th><th>grade</th><th>verdict</th><th>statement</th><th>measured</th><th>bound</th></tr>\n";
     for (const auto& c : r.checks) {
       const std::string side = c.one_sided ? " (one-sided: cannot fail by design)" : "";
+      std::string md_measured, html_measured;
+      for (const auto& line : measured_lines(c.measured)) {
+        md_measured += (md_measured.empty() ? "" : "<br>") + line;
+        html_measured += (html_measured.empty() ? "" : "<br>") + html_escape(line);
+      }
+      std::string md_bound, html_bound;
+      for (const auto& line : measured_lines(c.bound)) {
+        md_bound += (md_bound.empty() ? "" : "<br>") + line;
+        html_bound += (html_bound.empty() ? "" : "<br>") + html_escape(line);
+      }
       md << "| `" << c.id << "` | " << grade_name(c.grade) << " | " << verdict_name(c.verdict) << side << " | " << c.statement
-         << " | `" << compact(c.measured) << "` | `" << compact(c.bound) << "` |\n";
+         << " | " << md_measured << " | " << md_bound << " |\n";
       html << "<tr><td><code>" << html_escape(c.id) << "</code></td><td>" << grade_name(c.grade) << "</td><td class=\""
            << verdict_name(c.verdict) << "\">" << verdict_name(c.verdict) << side << "</td><td>" << html_escape(c.statement)
-           << "</td><td><code>" << html_escape(compact(c.measured)) << "</code></td><td><code>" << html_escape(compact(c.bound))
-           << "</code></td></tr>\n";
+           << "</td><td>" << html_measured << "</td><td>" << html_bound << "</td></tr>\n";
     }
     html << "</table>\n";
+
+    // Each check's rows, as a table of their own.
+    for (const auto& c : r.checks) {
+      if (!is_rows(c.measured)) continue;
+      const auto cols = row_columns(c.measured);
+      md << "\n**Rows of `" << c.id << "`**\n\n|";
+      html << "<details><summary>Rows of <code>" << html_escape(c.id) << "</code> (" << c.measured.size()
+           << ")</summary><table class=\"rows\"><tr>";
+      for (const auto& col : cols) {
+        md << " " << col << " |";
+        html << "<th>" << html_escape(col) << "</th>";
+      }
+      md << "\n|";
+      for (std::size_t i = 0; i < cols.size(); ++i) md << "---|";
+      md << "\n";
+      html << "</tr>\n";
+      for (const auto& row : c.measured) {
+        md << "|";
+        html << "<tr>";
+        for (const auto& col : cols) {
+          const std::string cell = row.contains(col) ? (row[col].is_structured() ? row[col].dump() : scalar_text(row[col])) : "";
+          md << " " << cell << " |";
+          html << "<td>" << html_escape(cell) << "</td>";
+        }
+        md << "\n";
+        html << "</tr>\n";
+      }
+      html << "</table></details>\n";
+    }
 
     if (!r.facts.empty()) {
       md << "\n### Construction facts (true by construction; not evidence)\n\n| fact | statement | exact check | holds |\n"
@@ -302,6 +375,17 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
       html << "</ul>\n";
     }
     html << "</section>\n";
+  }
+  // The mutation harness's table, when `infoflow-verify mutants` wrote one into this folder.
+  if (const fs::path mut = fs::path(out_dir) / "mutation.json"; fs::exists(mut)) {
+    try {
+      const json m = read_json_file(mut.string(), "--out");
+      md << "\n## Mutation harness: which checks catch which defects\n\n" << mutation_markdown(m);
+      html << "<section id=\"mutation\"><h2>Mutation harness: which checks catch which defects</h2>\n" << mutation_html(m)
+           << "</section>\n";
+    } catch (const std::exception& e) {
+      files.warnings.push_back(std::string("mutation table skipped: ") + e.what());
+    }
   }
   html << "</body></html>\n";
 

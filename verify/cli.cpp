@@ -12,6 +12,7 @@
 #include "theorems/infoflow/planner.hpp"
 #include "reports/report_writer.hpp"
 #include "theorems/suite.hpp"
+#include "reports/mutation_table.hpp"
 #include "verify/mutation_harness.hpp"
 #include "verify/progress.hpp"
 

@@ -1,6 +1,7 @@
 #include "verify/mutation_harness.hpp"
 
 #include "numerics/util/errors.hpp"
+#include "reports/mutation_table.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -131,30 +132,6 @@ json MutationReport::to_json() const {
   }
   return {{"mutants", mutants}, {"checks", checks}, {"one_sided", one_sided}, {"uncaught_mutants", uncaught_mutants()},
           {"unkilled_checks", unkilled_checks()}};
-}
-
-std::string mutation_markdown(const json& r) {
-  std::ostringstream o;
-  o << "| mutant | defect | caught | checks that failed |\n|---|---|---|---|\n";
-  for (const auto& m : r.at("mutants")) {
-    std::string killed;
-    for (const auto& k : m.at("killed")) killed += (killed.empty() ? "" : ", ") + ("`" + k.get<std::string>() + "`");
-    o << "| `" << m.at("mutant").get<std::string>() << "` | " << m.at("defect").get<std::string>() << " | "
-      << (m.at("caught").get<bool>() ? "yes" : "**NO**") << " | " << (killed.empty() ? "none" : killed) << " |\n";
-  }
-  o << "\n| check | verdict without a mutant | killed by |\n|---|---|---|\n";
-  for (const auto& c : r.at("checks")) {
-    std::string by;
-    for (const auto& k : c.at("killed_by")) by += (by.empty() ? "" : ", ") + k.get<std::string>();
-    o << "| `" << c.at("check").get<std::string>() << "` | " << c.at("baseline").get<std::string>() << " | "
-      << (by.empty() ? "**not killed**" : by) << " |\n";
-  }
-  if (!r.at("one_sided").empty()) {
-    o << "\nOne-sided evidence (pass or inconclusive by design, never fail: fits bound the optimal cost from above "
-         "only), not counted among the checks that must be able to fail:\n";
-    for (const auto& c : r.at("one_sided")) o << "- `" << c.get<std::string>() << "`\n";
-  }
-  return o.str();
 }
 
 std::string MutationReport::table() const {

@@ -44,7 +44,4 @@ struct MutationReport {
 
 MutationReport run_mutation_harness(const MutationOptions& o);
 
-/// The same report as Markdown (for docs/mutation.md and the report).
-std::string mutation_markdown(const nlohmann::json& report);
-
 }  // namespace infoflow
