@@ -258,10 +258,12 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
 
     // Each check's rows, as a table of their own.
     for (const auto& c : r.checks) {
-      if (!is_rows(c.measured)) continue;
-      const auto cols = row_columns(c.measured);
+      // Rows are the measured value itself, or its "rows" member beside a summary.
+      const json& rows = c.measured.is_object() && c.measured.contains("rows") ? c.measured["rows"] : c.measured;
+      if (!is_rows(rows)) continue;
+      const auto cols = row_columns(rows);
       md << "\n**Rows of `" << c.id << "`**\n\n|";
-      html << "<details><summary>Rows of <code>" << html_escape(c.id) << "</code> (" << c.measured.size()
+      html << "<details><summary>Rows of <code>" << html_escape(c.id) << "</code> (" << rows.size()
            << ")</summary><table class=\"rows\"><tr>";
       for (const auto& col : cols) {
         md << " " << col << " |";
@@ -271,7 +273,7 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
       for (std::size_t i = 0; i < cols.size(); ++i) md << "---|";
       md << "\n";
       html << "</tr>\n";
-      for (const auto& row : c.measured) {
+      for (const auto& row : rows) {
         md << "|";
         html << "<tr>";
         for (const auto& col : cols) {

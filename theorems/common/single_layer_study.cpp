@@ -256,16 +256,30 @@ Check witness_check(const SingleLayerStudy& study, const std::string& id) {
 Check fits_learn_check(const SingleLayerStudy& study, const std::vector<int>& widths, const std::string& id) {
   const int p_max = *std::max_element(widths.begin(), widths.end());
   bool learned = true;
+  int at_cap = 0;
   json rows = json::array();
   for (const auto& f : study.fits) {
+    // A fit the solver stopped at its iteration cap is not at a local minimum: it says less still.
+    const bool capped = f.termination == "NO_CONVERGENCE";
+    at_cap += capped;
     rows.push_back({{"variant", f.variant}, {"T", f.T}, {"n", f.n}, {"p", f.p}, {"M_ffn", f.M_ffn},
-                    {"valid_max", f.valid_max}, {"valid_rmse", f.valid_rmse}});
+                    {"valid_max", f.valid_max}, {"valid_rmse", f.valid_rmse}, {"termination", f.termination}});
     if (f.p == p_max) learned &= f.valid_rmse < f.valid_target_std;
   }
+  // A stall: the same sup error at every width of a configuration (the optimiser did not use the width).
+  json stalled = json::array();
+  std::map<std::string, std::vector<double>> by_config;
+  for (const auto& f : study.fits) by_config[f.config().key()].push_back(f.valid_max);
+  for (const auto& [key, errs] : by_config)
+    if (errs.size() >= 2 && std::all_of(errs.begin(), errs.end(), [&](double e) { return e == errs.front(); }))
+      stalled.push_back(key);
+  const json measured{{"fits_at_iteration_cap", at_cap}, {"fits", study.fits.size()}, {"stalled_configurations", stalled},
+                      {"rows", rows}};
   return {id, Grade::Fitted, learned ? Verdict::Pass : Verdict::Fail,
           "at the widest p, every fitted single-layer model (Levenberg-Marquardt, analytic Jacobians, best restart by "
-          "validation RMSE) has validation RMSE below the targets' standard deviation",
-          rows, {{"relation", "valid_rmse < std(target)"}}};
+          "validation RMSE) has validation RMSE below the targets' standard deviation; fits that stopped at the "
+          "iteration cap and configurations whose error did not change with the width (stalls) are counted",
+          measured, {{"relation", "valid_rmse < std(target)"}}};
 }
 
 }  // namespace infoflow
