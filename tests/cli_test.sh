@@ -41,6 +41,12 @@ expect "eval bad value" 2 '--inputs inputs\[0\]\[1\]\[1\]: expected a decimal nu
 expect "eval bad shape" 2 '--inputs inputs\[0\]\[1\]: expected a token of dimension d = 2' -- "$cli" eval --weights "$weights" --inputs "$work/in_shape.json"
 expect "eval missing key" 2 '--inputs: expected an object with the key' -- "$cli" eval --weights "$weights" --inputs "$work/in_key.json"
 expect "eval arb" 0 '"rad"' -- "$cli" eval --weights "$weights" --inputs "$work/in_ok.json" --precision arb:128
+# The weights were certified at T = 2 on [0,1]^4: three tokens, or a value outside the box, are outside it.
+echo '{"inputs": [[[0.1, 0.2], [0.3, 0.9], [0.5, 0.5]], [[0.1, 0.2], [0.3, 1.5]], [[0.1, 0.2], [0.3, 0.4]]]}' > "$work/in_outside.json"
+expect "eval outside the certified domain" 0 "warning: 2 input\(s\) lie outside the certified domain \(T = 2" -- \
+  "$cli" eval --weights "$weights" --inputs "$work/in_outside.json"
+names=$("$cli" eval --weights "$weights" --inputs "$work/in_outside.json" 2>/dev/null | $py -c "import json,sys; print(json.load(sys.stdin)['outside_certified_domain'])")
+if [[ "$names" == "[0, 1]" ]]; then passes=$((passes+1)); else echo "FAIL eval names the inputs outside: $names"; fails=$((fails+1)); fi
 expect "missing csv" 2 "--csv: cannot open" -- "$cli" fit --csv "$work/none.csv"
 printf 'x,y\n1,2\n2,oops\n' > "$work/junk.csv"
 expect "junk csv" 2 "--csv: line 3" -- "$cli" fit --csv "$work/junk.csv"

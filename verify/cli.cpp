@@ -163,9 +163,26 @@ int cmd_eval(const std::string& weights, const std::string& inputs_path, const s
   const PrecisionSpec ps = parse_precision(precision);
   // Weights and inputs are read at generous precision; conversion then rounds them to the target type.
   const long read_bits = std::max<long>(ps.bits, 256) * 2;
-  const auto model = weights_from_json(read_json_file(weights, "--weights"), read_bits);
+  const json weights_doc = read_json_file(weights, "--weights");
+  const auto model = weights_from_json(weights_doc, read_bits);
   const auto inputs = inputs_from_json(read_json_file(inputs_path, "--inputs"), model.arch.d, read_bits);
   json out{{"precision", precision}};
+  // A certificate covers one domain: say so when an input lies outside it.
+  if (const auto domain = certified_domain_of(weights_doc)) {
+    json outside = json::array();
+    for (std::size_t s = 0; s < inputs.size(); ++s) {
+      bool in_box = true;
+      for (const auto& tok : inputs[s])
+        for (const auto& v : tok) in_box &= v >= domain->box_lo && v <= domain->box_hi;
+      if (static_cast<int>(inputs[s].size()) != domain->T || !in_box) outside.push_back(s);
+    }
+    out["certificate"] = *domain;
+    out["outside_certified_domain"] = outside;
+    if (!outside.empty())
+      std::cerr << "warning: " << outside.size() << " input(s) lie outside the certified domain (T = " << domain->T
+                << ", box [" << domain->box_lo << ", " << domain->box_hi << "]^" << domain->T * domain->d
+                << "): the certified bound " << domain->sup_error_bound << " does not apply to them\n";
+  }
   switch (ps.kind) {
     case PrecisionSpec::Kind::Double: out["outputs"] = eval_outputs<double>(model, inputs, Precision{53}); break;
     case PrecisionSpec::Kind::Mpfr: out["outputs"] = eval_outputs<mpfr::mpreal>(model, inputs, Precision{ps.bits}); break;

@@ -188,6 +188,20 @@ void read_tensor(const json& root, const TensorSpec& t, long bits, std::vector<m
 }  // namespace
 
 json weights_to_json(const ModelT<double>& m) { return to_json_impl(m); }
+
+json weights_with_certificate(json weights, const CertifiedDomain& domain) {
+  weights["certificate"] = domain;
+  return weights;
+}
+
+std::optional<CertifiedDomain> certified_domain_of(const json& weights) {
+  if (!weights.is_object() || !weights.contains("certificate")) return std::nullopt;
+  try {
+    return weights.at("certificate").get<CertifiedDomain>();
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
 json weights_to_json(const ModelT<mpfr::mpreal>& m) { return to_json_impl(m); }
 
 ModelT<mpfr::mpreal> weights_from_json(const json& j, long bits) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 
 namespace infoflow {
@@ -25,6 +26,25 @@ nlohmann::json weights_to_json(const ModelT<mpfr::mpreal>& m);
 /// Throws InputError naming the JSON path of the offending entry.
 ModelT<mpfr::mpreal> weights_from_json(const nlohmann::json& j, long bits);
 
+
+/// What a weights file was certified for: the target, the sequence length and token dimension, the input
+/// box, and the certified bound on sup |model − target| over that domain. It covers the real-number
+/// function the weights define, not its double-precision execution (rounding can exceed a bound with no
+/// slack by ~1e-12 relative). Outside this domain the bound says nothing, and `eval` warns.
+struct CertifiedDomain {
+  std::string target;
+  int T = 0;
+  int d = 0;
+  double box_lo = 0.0, box_hi = 1.0;
+  double sup_error_bound = 0.0;
+  std::string covers = "the real-number function the weights define (not floating-point execution)";
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CertifiedDomain, target, T, d, box_lo, box_hi, sup_error_bound, covers)
+
+/// The weights document with its certificate attached (key "certificate").
+nlohmann::json weights_with_certificate(nlohmann::json weights, const CertifiedDomain& domain);
+/// The certificate of a weights document, if it has a well-formed one.
+std::optional<CertifiedDomain> certified_domain_of(const nlohmann::json& weights);
 
 /// An input document: {"inputs": [ [[x11, .., x1d], ..], .. ]} or a bare array of sequences.
 /// As for weights, a JSON number is the exact double it denotes; a string is a decimal rounded to `bits`.

@@ -25,7 +25,8 @@ ConstructionPoint construction_point(const DepthSeparationConfig& cfg, const Sui
   const ParameterCounts counts = parameter_counts(c.model());
   const std::string name = "thm1-two-layer-d" + std::to_string(cfg.d) + "-T" + std::to_string(T) + "-eps" + number_key(eps) + ".json";
   const std::string path = (std::filesystem::path(ctx.out_dir) / "weights" / name).string();
-  write_json_file(path, weights_to_json(c.model()));
+  write_json_file(path, weights_with_certificate(weights_to_json(c.model()),
+                                                 {"min_{s,t} dot(x[s], x[t])", T, cfg.d, 0.0, 1.0, cert.total}));
 
   ConstructionPoint p;
   p.exported_M_ffn = parameter_counts(weights_from_json(read_json_file(path, "--out"), 64)).ffn;

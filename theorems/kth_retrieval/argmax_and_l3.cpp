@@ -48,7 +48,8 @@ ArgmaxPoint argmax_point(const KthRetrievalConfig& cfg, const SuiteContext& ctx,
   const ArgmaxCertificate cert = certify_argmax_retrieval(c.model(), T);
   const std::string file = "weights/thm2-argmax-T" + std::to_string(T) + "-eps" + number_key(eps) + ".json";
   const std::string path = (std::filesystem::path(ctx.out_dir) / file).string();
-  write_json_file(path, weights_to_json(c.model()));
+  write_json_file(path, weights_with_certificate(weights_to_json(c.model()),
+                                                 {"kth_largest(1, x[t])", T, 1, 0.0, 1.0, cert.bound}));
   const std::size_t exported_M_ffn = parameter_counts(weights_from_json(read_json_file(path, "--out"), 64)).ffn;
   const long bits = 128;
   const auto hp = convert_model<mpreal>(c.model(), Precision{bits});
