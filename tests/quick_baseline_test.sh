@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# A stale baseline fails CI: a fresh run of `all --profile quick` must pass (no failed check) and match the
+# committed reports/baselines/quick.json under `regress` (no exponent moved beyond its intervals, no verdict
+# lost, no certified bound looser). After a reviewed, intended change of results, refresh it with
+#   build/verify/infoflow-verify all --profile quick --out DIR
+#   build/verify/infoflow-verify regress --baseline reports/baselines/quick.json --current DIR --update-baseline
+# usage: quick_baseline_test.sh PATH/TO/infoflow-verify PATH/TO/quick.json
+set -uo pipefail
+cli="$(realpath "$1")"
+baseline="$(realpath "$2")"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$cli" all --profile quick --out "$work/run" >"$work/all.log" 2>&1
+rc=$?
+if [[ $rc -ne 0 ]]; then
+  echo "FAIL: all --profile quick exited $rc"
+  tail -20 "$work/all.log"
+  exit 1
+fi
+"$cli" regress --baseline "$baseline" --current "$work/run" >"$work/regress.log" 2>&1
+rc=$?
+tail -3 "$work/regress.log"
+if [[ $rc -ne 0 ]]; then
+  grep -E "REGRESSED|error" "$work/regress.log"
+  echo "FAIL: results moved against reports/baselines/quick.json (stale baseline, or a regression)"
+  exit 1
+fi
