@@ -6,9 +6,7 @@
 #include <chrono>
 #include <filesystem>
 
-#ifndef INFOFLOW_BUILD_COMMIT
-#define INFOFLOW_BUILD_COMMIT "unknown"
-#endif
+#include "build_commit.hpp"  // generated at build time: INFOFLOW_BUILD_COMMIT
 
 namespace infoflow {
 

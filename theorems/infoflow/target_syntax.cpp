@@ -110,8 +110,12 @@ class Parser {
 
   std::unique_ptr<TargetNode> expr() {
     auto left = term();
+    int terms = 1;
     while (is_sym("+") || is_sym("-")) {
       const Tok op = take();
+      // A chain of sums is a left-deep tree, walked recursively: bound its depth like any nesting.
+      if (++terms > kMaxTargetTerms)
+        fail(op.column, "at most " + std::to_string(kMaxTargetTerms) + " terms in one sum", "more");
       auto n = std::make_unique<TargetNode>();
       n->kind = op.text == "+" ? TargetNode::Kind::Add : TargetNode::Kind::Sub;
       n->column = op.column;

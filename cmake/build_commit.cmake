@@ -1,0 +1,25 @@
+# Run at build time (not configure time): writes OUT with the current commit, marked "-dirty" when
+# tracked files differ from it, and rewrites OUT only when that changes (so nothing rebuilds needlessly).
+# The commit stamps every result and every checkpoint fingerprint, so a code change is never mistaken
+# for the code that computed a cached point.
+execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY "${SRC}"
+  OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT commit)
+  set(commit "unknown")
+else()
+  execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY "${SRC}"
+    OUTPUT_VARIABLE changes ERROR_QUIET)
+  if(changes)
+    string(SHA1 changes_hash "${changes}")
+    string(SUBSTRING "${changes_hash}" 0 8 changes_hash)
+    set(commit "${commit}-dirty-${changes_hash}")
+  endif()
+endif()
+set(content "#pragma once\n// Generated at build time by cmake/build_commit.cmake.\n#define INFOFLOW_BUILD_COMMIT \"${commit}\"\n")
+set(old "")
+if(EXISTS "${OUT}")
+  file(READ "${OUT}" old)
+endif()
+if(NOT old STREQUAL content)
+  file(WRITE "${OUT}" "${content}")
+endif()
