@@ -36,24 +36,20 @@ class WeightChecker {
   std::vector<std::string>& v_;
 };
 
-}  // namespace
+// The architecture must be exactly the construction's (E = 2d+2, one head per layer, affine ends).
+bool has_construction_shape(const Architecture& a) {
+  const int d = a.d, E = MinDotSlots{d}.E();
+  return a.E == E && a.positions == 0 && a.layers.size() == 2 && a.encoder.kind == MapKind::Affine &&
+         a.readout.kind == MapKind::Affine && a.layers[0].heads.size() == 1 && a.layers[1].heads.size() == 1 &&
+         a.layers[0].heads[0].key_dim == d && a.layers[0].heads[0].value_dim == d &&
+         a.layers[1].heads[0].key_dim == 1 && a.layers[1].heads[0].value_dim == 1 && a.layers[0].ffn_width >= 1;
+}
 
-MinDotCertificate certify_two_layer_min_dot(const Model& model, int T, long prec) {
-  MinDotCertificate c;
-  auto& bad = c.violations;
-  const Architecture& a = model.arch;
-  const int d = a.d;
+// Every weight outside FFN_1 must be exactly the construction's: the lemmas' hypotheses.
+void check_fixed_weights(const Model& model, const ParamLayout& L, std::vector<std::string>& bad) {
+  const int d = model.arch.d;
   const MinDotSlots s{d};
   const int E = s.E();
-  // Shape: the architecture must be exactly the construction's.
-  if (a.E != E || a.positions != 0 || a.layers.size() != 2 || a.encoder.kind != MapKind::Affine ||
-      a.readout.kind != MapKind::Affine || a.layers[0].heads.size() != 1 || a.layers[1].heads.size() != 1 ||
-      a.layers[0].heads[0].key_dim != d || a.layers[0].heads[0].value_dim != d || a.layers[1].heads[0].key_dim != 1 ||
-      a.layers[1].heads[0].value_dim != 1 || a.layers[0].ffn_width < 1) {
-    bad.push_back("architecture: not the two-layer min-dot shape (E = 2d+2, one head per layer, affine encoder/readout)");
-    return c;
-  }
-  const ParamLayout L(a);
   WeightChecker w(model, bad);
   auto delta = [](int i, int j) { return i == j ? 1.0 : 0.0; };
   // Encoder u = [x; 0; 0; 1] and ĉ0 = e_ONE: tokens in [0,1]^d sit in X, and ONE reads 1 everywhere.
@@ -76,17 +72,24 @@ MinDotCertificate certify_two_layer_min_dot(const Model& model, int T, long prec
   w.matrix("readout.b", L.readout().b, 1, 1, [](int, int) { return 0.0; });
   const double beta1 = model.temperatures[l1.heads[0].temperature], beta2 = model.temperatures[l2.heads[0].temperature];
   if (!(beta1 > 0) || !(beta2 > 0)) bad.push_back("temperatures: must be > 0");
+}
 
-  // FFN_1: every unit reads x_i ± r_i (exactly), and only slot G is written. Group units by (i, sign).
-  const MapOffsets& f = l1.ffn;
+// FFN_1: every unit reads x_i ± r_i (exactly) and only slot G is written. Groups the units by (i, sign)
+// into the one-variable ReLU expansions φ(z) = Σ c_j ReLU(z − t_j) they compute.
+std::map<std::pair<int, int>, ReluExpansion> group_ffn_units(const Model& model, const ParamLayout& L,
+                                                             std::vector<std::string>& bad) {
+  const MinDotSlots s{model.arch.d};
+  const int E = s.E(), d = model.arch.d;
+  const MapOffsets& f = L.layers()[0].ffn;
   const int p1 = f.width;
+  WeightChecker w(model, bad);
   w.matrix("layers[0].ffn.W2 (rows other than G)", f.W2, E, p1, [&](int r, int col) {
     return r == s.g() ? model.params[row_major_index(f.W2, p1, r, col)] : 0.0;
   });
   w.matrix("layers[0].ffn.b2 (entries other than G)", f.b2, E, 1, [&](int r, int) {
     return r == s.g() ? model.params[f.b2 + r] : 0.0;
   });
-  std::map<std::pair<int, int>, ReluExpansion> groups;  // (i, sign) → φ(z) = Σ c_j ReLU(z − t_j)
+  std::map<std::pair<int, int>, ReluExpansion> groups;
   for (int j = 0; j < p1 && bad.empty(); ++j) {
     const double* row = &model.params[row_major_index(f.W1, E, j, 0)];
     int which = -1, sign = 0;
@@ -100,29 +103,51 @@ MinDotCertificate certify_two_layer_min_dot(const Model& model, int T, long prec
     }
     auto& g = groups[{which, sign}];
     g.knots.push_back(-model.params[f.b1 + j]);
-    g.coeffs.push_back(model.params[f.W2 + static_cast<std::size_t>(s.g()) * p1 + j]);
+    g.coeffs.push_back(model.params[row_major_index(f.W2, p1, s.g(), j)]);
   }
-  if (!bad.empty()) return c;
+  return groups;
+}
 
-  // g(q) − x(q)ᵀr(q) = b2[G] + Σ_i [φ_i+(x_i + r_i) − (x_i + r_i)²/4] + [φ_i−(x_i − r_i) + (x_i − r_i)²/4],
-  // with x_i + r_i ∈ [0, 2] and x_i − r_i ∈ [−1, 1] because x ∈ [0,1]^d and r is an average of tokens.
-  // Each group gets the constant that makes it exact at its left end; what is left of b2[G] is added.
+// sup |g(q) − x(q)ᵀr(q)| over the domain, in arb. With x ∈ [0,1]^d and r an average of tokens,
+// x_i + r_i ∈ [0, 2] and x_i − r_i ∈ [−1, 1]; g − xᵀr = b2[G] + Σ_i [φ_i+(x_i + r_i) − (x_i + r_i)²/4] +
+// [φ_i−(x_i − r_i) + (x_i − r_i)²/4]. Each group gets the constant that makes it exact at its left end;
+// what is left of b2[G] is added.
+ArbBall bound_interpolation(const Model& model, const ParamLayout& L,
+                            std::map<std::pair<int, int>, ReluExpansion>& groups, long prec) {
+  const MinDotSlots s{model.arch.d};
   ArbBall interp(0.0, prec);
-  ArbBall constant(model.params[f.b2 + s.g()], prec);
+  ArbBall constant(model.params[L.layers()[0].ffn.b2 + s.g()], prec);
   for (auto& [key, phi] : groups) {
     const double lo = key.second > 0 ? 0.0 : -1.0, hi = key.second > 0 ? 2.0 : 1.0, coef = key.second * 0.25;
     phi.bias = coef * lo * lo - phi(lo);
     interp += certified_sup_error_vs_square(phi, coef, lo, hi, prec);
     constant -= ArbBall(phi.bias, prec);
   }
-  for (int i = 0; i < d; ++i)
+  for (int i = 0; i < model.arch.d; ++i)
     for (int sign : {1, -1})
       if (!groups.count({i, sign})) interp += ArbBall(1.0, prec);  // a missing square: error up to 1/4·|z|² ≤ 1
-  interp += abs(constant);
+  return interp + abs(constant);
+}
 
-  const ArbBall S1 = gibbs_excess_sup(T, ArbBall(beta1, prec)), S2 = gibbs_excess_sup(T, ArbBall(beta2, prec));
+}  // namespace
+
+MinDotCertificate certify_two_layer_min_dot(const Model& model, int T, long prec) {
+  MinDotCertificate c;
+  if (!has_construction_shape(model.arch)) {
+    c.violations.push_back("architecture: not the two-layer min-dot shape (E = 2d+2, one head per layer, affine encoder/readout)");
+    return c;
+  }
+  const ParamLayout L(model.arch);
+  check_fixed_weights(model, L, c.violations);
+  auto groups = group_ffn_units(model, L, c.violations);
+  if (!c.violations.empty()) return c;
+  const ArbBall interp = bound_interpolation(model, L, groups, prec);
+
+  const LayerOffsets &l1 = L.layers()[0], &l2 = L.layers()[1];
+  const ArbBall beta1(model.temperatures[l1.heads[0].temperature], prec), beta2(model.temperatures[l2.heads[0].temperature], prec);
+  const ArbBall S1 = gibbs_excess_sup(T, beta1), S2 = gibbs_excess_sup(T, beta2);
   const ArbBall total = interp + S1 + S2;
-  const ArbBall simple = interp + gibbs_excess_simple_bound(T, ArbBall(beta1, prec)) + gibbs_excess_simple_bound(T, ArbBall(beta2, prec));
+  const ArbBall simple = interp + gibbs_excess_simple_bound(T, beta1) + gibbs_excess_simple_bound(T, beta2);
   c.interpolation = interp.upper();
   c.layer1 = S1.upper();
   c.layer2 = S2.upper();
