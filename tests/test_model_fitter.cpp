@@ -1,0 +1,48 @@
+// numerics/fit/model_fitter.cpp: the fitter on a known answer, and warm-start embedding.
+#include "numerics/fit/model_fitter.hpp"
+#include "numerics/model/random_model.hpp"
+#include "numerics/util/errors.hpp"
+#include "test_support.hpp"
+#include "theorems/common/single_layer_study.hpp"
+#include "theorems/depth_separation/min_dot_target.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace infoflow;
+
+TEST_CASE("The fitter recovers a target a single layer can represent (validation on a known answer)", "[thm1][fit]") {
+  // F(X) = softmax-free mean of the first coordinate: one head with Q = 0 averages uniformly.
+  auto rng = test::rng_for("fitter-known");
+  Dataset train, valid;
+  for (int i = 0; i < 200; ++i) {
+    for (Dataset* ds : {&train, &valid}) {
+      const auto X = random_cube_sequence(4, 1, rng);
+      ds->add(X, (X[0][0] + X[1][0] + X[2][0] + X[3][0]) / 4.0);
+    }
+  }
+  Architecture a = single_layer_fit_architecture(1, 2, 1, 6);
+  ModelFitOptions o;
+  o.restarts = 4;
+  o.max_iterations = 100;
+  o.seed = test::seed();
+  o.threads = 2;
+  const ModelFitResult r = fit_single_layer(a, train, valid, o);
+  INFO("valid rmse " << r.valid.rmse << ", max " << r.valid.max_abs);
+  REQUIRE(r.valid.rmse < 0.02);
+  REQUIRE(r.restart_valid_rmse.size() == 4);
+}
+
+TEST_CASE("A narrower model embedded in a wider architecture computes the same function", "[thm1][fit]") {
+  auto rng = test::rng_for("embed");
+  for (int rep = 0; rep < 5 * test::multiplier(); ++rep) {
+    const Model small = random_model(single_layer_fit_architecture(2, 4, 2, 3), rng, 0.8);
+    const Model big = embed_in_wider(small, single_layer_fit_architecture(2, 4, 2, 7), rng.next(), 0.5);
+    REQUIRE(ParamLayout(big.arch).size() > ParamLayout(small.arch).size());
+    for (int k = 0; k < 10; ++k) {
+      const auto X = random_cube_sequence(1 + static_cast<int>(rng.uniform_index(5)), 2, rng);
+      REQUIRE(forward(big, X).y == Approx(forward(small, X).y).epsilon(1e-13));
+    }
+  }
+  REQUIRE_THROWS_AS(embed_in_wider(random_model(single_layer_fit_architecture(2, 4, 2, 7), rng), single_layer_fit_architecture(2, 4, 2, 3), 1, 0.5),
+                    ContractError);
+}
