@@ -1,6 +1,7 @@
 #include "theorems/suite_options.hpp"
 
 #include "numerics/util/errors.hpp"
+#include "numerics/util/split.hpp"
 
 #include <cmath>
 #include <iomanip>
@@ -11,13 +12,6 @@
 namespace infoflow {
 
 namespace {
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(item);
-  return out;
-}
 // A value given twice would be one sweep point under two names (and one checkpoint key).
 template <class V>
 void reject_duplicates(const std::vector<V>& values, const std::string& name) {

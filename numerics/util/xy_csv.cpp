@@ -1,6 +1,7 @@
 #include "numerics/util/xy_csv.hpp"
 
 #include "numerics/util/errors.hpp"
+#include "numerics/util/split.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,17 +14,7 @@ namespace infoflow {
 
 namespace {
 
-std::vector<std::string> split_cells(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream ss(line);
-  std::string c;
-  while (std::getline(ss, c, ',')) {
-    const auto first = c.find_first_not_of(" \t\r");
-    const auto last = c.find_last_not_of(" \t\r");
-    cells.push_back(first == std::string::npos ? std::string() : c.substr(first, last - first + 1));
-  }
-  return cells;
-}
+std::vector<std::string> split_cells(const std::string& line) { return split_commas(line, /*trim=*/true); }
 
 // strtod, whole cell, finite. (std::stod throws out_of_range on subnormals such as 1e-320.)
 bool parse_finite(const std::string& cell, double& v) {
