@@ -1,4 +1,5 @@
 #include "numerics/model/architecture.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/util/errors.hpp"
 
@@ -103,7 +104,7 @@ ParamLayout::ParamLayout(const Architecture& arch) : arch_(arch) {
 std::size_t ParamLayout::ffn_parameter_count() const {
   std::size_t n = 0;
   for (const auto& t : tensors_)
-    if (t.role == TensorRole::Ffn) n += t.size();
+    if (t.role == TensorRole::Ffn || (t.role == TensorRole::Linear && mutated(Mutant::CountsAffineAsFfn))) n += t.size();
   return n;
 }
 

@@ -62,6 +62,8 @@ const std::vector<MutantInfo>& all_mutants() {
        "the planner's specific-position heads add nothing to the information set", {"infoflow-framework"}},
       {Mutant::PlannerOrder3AsOrder2, "planner-order3-as-order2",
        "the planner treats an order-3 comparison like an order-2 one", {"infoflow-framework"}},
+      {Mutant::CountsAffineAsFfn, "counts-affine-as-ffn", "M_ffn also counts the affine encoder and readout",
+       {"thm1-depth-separation", "thm2-kth-retrieval"}},
   };
   return list;
 }

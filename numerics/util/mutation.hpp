@@ -35,6 +35,7 @@ enum class Mutant {
   WitnessGapRelaxed,            // the witness search accepts target gaps of 1.5 eps instead of 3 eps
   PlannerIgnoresSpecific,       // the planner's specific-position heads add nothing to I(p)
   PlannerOrder3AsOrder2,        // the planner treats an order-3 comparison like an order-2 one
+  CountsAffineAsFfn,            // M_ffn also counts the affine encoder and readout
 };
 
 struct MutantInfo {
