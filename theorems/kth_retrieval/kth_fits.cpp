@@ -143,13 +143,14 @@ void run_kth_fits(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteR
       all_pass &= k2.hi < k1.lo;
       cmp.push_back({{"k", k}, {"T", T}, {"kappa_n1", {k1.lo, k1.hi}}, {"kappa_n2", {k2.lo, k2.hi}}});
     }
-  if (!cmp.empty())
+  if (!cmp.empty()) {
     r.checks.push_back({"fits.kappa-falls-with-n", Grade::Fitted,
                         all_pass ? Verdict::Pass : Verdict::Inconclusive,
                         "for k >= 2, kappa is lower for n = 2 than for n = 1 at the same T (pass when every pair of "
                         "intervals separates that way, else inconclusive: fits only bound the optimal cost from above)",
                         cmp, {{"stated (unverified)", "(T-k-1)/(n+1)"}}});
     r.checks.back().one_sided = true;
+  }
 
   // No fitted check is held against the summary's exponent (T-k-1)/(n+1): it is unverified (and not symmetric),
   // so a fit below it would not contradict the theorem. The rows say where it would be positive.
@@ -182,12 +183,13 @@ void run_kth_fits(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteR
       cheaper_everywhere &= smallest_width_error[a] < smallest_width_error[b];
       cheap.push_back({{"T", T}, {"n", n}, {"err_k1", smallest_width_error[a]}, {"err_k2", smallest_width_error[b]}});
     }
-  if (!cheap.empty())
+  if (!cheap.empty()) {
     r.checks.push_back({"fits.k1-cheaper-than-k2", Grade::Fitted, cheaper_everywhere ? Verdict::Pass : Verdict::Inconclusive,
                         "at the smallest width the fitted k = 1 error is below the k = 2 error for every (T, n); a "
                         "violation is reported as inconclusive, since an optimiser can miss the cheap solution",
                         cheap, {{"relation", "err(k=1) < err(k=2)"}}});
     r.checks.back().one_sided = true;
+  }
 
   r.checks.push_back(fits_learn_check(study, cfg.study.widths, "fits.learn"));
   r.checks.push_back(witness_check(study, "witnesses.certified"));
