@@ -1,5 +1,6 @@
 // Fuzzes the sweep checkpoint reader: any file content opens (bad lines are skipped) and a
 // point appended afterwards reads back.
+#include "fuzz_check.hpp"
 #include "numerics/sweep/sweep_runner.hpp"
 
 #include <unistd.h>
@@ -18,6 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   infoflow::SweepCheckpoint ck(path, "fuzz");
   ck.append("fresh-point", nlohmann::json{{"x", 1}});
   infoflow::SweepCheckpoint again(path, "fuzz");
-  if (!again.has("fresh-point") || again.get("fresh-point") != nlohmann::json{{"x", 1}}) __builtin_trap();
+  const nlohmann::json expected{{"x", 1}};
+  FUZZ_CHECK(again.has("fresh-point") && again.get("fresh-point") == expected);
   return 0;
 }

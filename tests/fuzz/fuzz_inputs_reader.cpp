@@ -1,4 +1,5 @@
 // Fuzzes the inputs reader (eval --inputs): either sequences of d-dimensional tokens or InputError.
+#include "fuzz_check.hpp"
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
 
@@ -14,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto j = infoflow::parse_json_text(text, "--inputs", "fuzz input");
     for (const auto& seq : infoflow::inputs_from_json(j, d, 64))
       for (const auto& tok : seq)
-        if (static_cast<int>(tok.size()) != d) __builtin_trap();
+        FUZZ_CHECK(static_cast<int>(tok.size()) == d);
   } catch (const infoflow::InputError&) {
   }
   return 0;

@@ -1,5 +1,6 @@
 // Fuzzes the weights reader: JSON text -> model. Either a model or InputError; every model it
 // returns has a layout that matches its parameter vector.
+#include "fuzz_check.hpp"
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
 
@@ -12,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const auto j = infoflow::parse_json_text(text, "--weights", "fuzz input");
     const auto m = infoflow::weights_from_json(j, 64);
-    if (m.params.size() != infoflow::ParamLayout(m.arch).size()) __builtin_trap();
+    FUZZ_CHECK(m.params.size() == infoflow::ParamLayout(m.arch).size());
   } catch (const infoflow::InputError&) {
   }
   return 0;
