@@ -144,8 +144,10 @@ std::vector<SuiteResult> collect_results(const std::string& dir) {
   std::vector<std::string> files;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
-    if (it.depth() >= kMaxResultDepth) it.disable_recursion_pending();
     std::error_code type_ec;
+    if (it.depth() >= kMaxResultDepth) it.disable_recursion_pending();
+    // The mutation harness's runs (OUT/mutants/...) are not results of the code as it is.
+    if (it->path().filename() == "mutants" && it->is_directory(type_ec)) it.disable_recursion_pending();
     if (it->path().filename() == "result.json" && it->is_regular_file(type_ec)) files.push_back(it->path().string());
   }
   if (ec) throw InputError("--results", "cannot list '" + dir + "' (" + ec.message() + ")");
