@@ -7,8 +7,8 @@ execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY "${SRC}"
 if(NOT commit)
   set(commit "unknown")
 else()
-  execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY "${SRC}"
-    OUTPUT_VARIABLE changes ERROR_QUIET)
+  # The content of the uncommitted changes (not only which files), so two different edits never share a stamp.
+  execute_process(COMMAND git diff HEAD WORKING_DIRECTORY "${SRC}" OUTPUT_VARIABLE changes ERROR_QUIET)
   if(changes)
     string(SHA1 changes_hash "${changes}")
     string(SUBSTRING "${changes_hash}" 0 8 changes_hash)
