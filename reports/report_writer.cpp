@@ -175,10 +175,213 @@ std::string summary_table(const std::vector<SuiteResult>& results) {
   return o.str();
 }
 
-ReportFiles write_report(const std::vector<SuiteResult>& results, const std::string& out_dir) {
-  ReportFiles files;
-  fs::create_directories(fs::path(out_dir) / "plots");
-  std::ostringstream md, html;
+namespace {
+
+// The verdict of each suite, first.
+void write_verdicts(std::ostringstream& md, std::ostringstream& html, const std::vector<SuiteResult>& results) {
+  md << "## Verdicts\n\n| suite | verdict | pass | fail | inconclusive | elapsed (s) |\n|---|---|---|---|---|---|\n";
+  html << "<h2>Verdicts</h2>\n<table id=\"verdicts\"><tr><th>suite</th><th>verdict</th><th>pass</th><th>fail</th>"
+          "<th>inconclusive</th><th>elapsed (s)</th></tr>\n";
+  for (const auto& r : results) {
+    const Counts c = count_checks(r);
+    const std::string v = verdict_name(r.overall());
+    md << "| " << r.title << " (`" << r.suite << "`) | **" << v << "** | " << c.pass << " | " << c.fail << " | "
+       << c.inconclusive << " | " << num(r.elapsed_seconds, 3) << " |\n";
+    html << "<tr class=\"suite\"><td><a href=\"#" << html_escape(r.suite) << "\">" << html_escape(r.title) << "</a></td><td class=\"" << v
+         << "\">" << v << "</td><td>" << c.pass << "</td><td>" << c.fail << "</td><td>" << c.inconclusive << "</td><td>"
+         << num(r.elapsed_seconds, 3) << "</td></tr>\n";
+  }
+  if (results.empty()) {
+    md << "\nNo suite results were found.\n";
+    html << "<tr><td colspan=\"6\">No suite results were found.</td></tr>\n";
+  }
+  html << "</table>\n";
+
+}
+
+// A suite's heading, statement, overall verdict and how to reproduce it.
+void write_suite_header(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
+  md << "\n## " << r.title << " (`" << r.suite << "`)\n\n";
+  if (!r.statement.empty()) md << r.statement << "\n\n";
+  md << "Overall: **" << verdict_name(r.overall()) << "**: " << verdict_words(r.overall()) << ".\n\n";
+  md << "Profile `" << r.profile << "`, seed " << r.seed << ", build `" << r.build_commit << "`, elapsed "
+     << num(r.elapsed_seconds, 3) << " s. Reproduce: `" << r.command << "`\n\n";
+  html << "<section id=\"" << html_escape(r.suite) << "\"><h2>" << html_escape(r.title) << "</h2>\n";
+  if (!r.statement.empty()) html << "<p class=\"statement\">" << html_escape(r.statement) << "</p>\n";
+  html << "<p>Overall: <span class=\""
+       << verdict_name(r.overall()) << "\">" << verdict_name(r.overall()) << "</span>: " << html_escape(verdict_words(r.overall()))
+       << ".</p>\n<p>Profile <code>" << html_escape(r.profile) << "</code>, seed " << r.seed << ", build <code>"
+       << html_escape(r.build_commit) << "</code>, elapsed " << num(r.elapsed_seconds, 3)
+       << " s. Reproduce: <code>" << html_escape(r.command) << "</code></p>\n";
+
+}
+
+// The checks, one row each: grade, verdict, statement, what was measured and the bound.
+void write_checks(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
+  md << "| check | grade | verdict | statement | measured | bound |\n|---|---|---|---|---|---|\n";
+  html << "<table class=\"checks\"><tr><th>check</th><th>grade</th><th>verdict</th><th>statement</th><th>measured</th><th>bound</th></tr>\n";
+  for (const auto& c : r.checks) {
+    const std::string side = c.one_sided ? " (one-sided: cannot fail by design)" : "";
+    std::string md_measured, html_measured;
+    for (const auto& line : measured_lines(c.measured)) {
+      md_measured += (md_measured.empty() ? "" : "<br>") + line;
+      html_measured += (html_measured.empty() ? "" : "<br>") + html_escape(line);
+    }
+    std::string md_bound, html_bound;
+    for (const auto& line : measured_lines(c.bound)) {
+      md_bound += (md_bound.empty() ? "" : "<br>") + line;
+      html_bound += (html_bound.empty() ? "" : "<br>") + html_escape(line);
+    }
+    md << "| `" << c.id << "` | " << grade_name(c.grade) << " | " << verdict_name(c.verdict) << side << " | " << c.statement
+       << " | " << md_measured << " | " << md_bound << " |\n";
+    html << "<tr><td><code>" << html_escape(c.id) << "</code></td><td>" << grade_name(c.grade) << "</td><td class=\""
+         << verdict_name(c.verdict) << "\">" << verdict_name(c.verdict) << side << "</td><td>" << html_escape(c.statement)
+         << "</td><td>" << html_measured << "</td><td>" << html_bound << "</td></tr>\n";
+  }
+  html << "</table>\n";
+
+}
+
+// Each check's rows, as a table of their own.
+void write_check_rows(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
+  for (const auto& c : r.checks) {
+    // Rows are the measured value itself, or its "rows" member beside a summary.
+    const json& rows = c.measured.is_object() && c.measured.contains("rows") ? c.measured["rows"] : c.measured;
+    if (!is_rows(rows)) continue;
+    const auto cols = row_columns(rows);
+    md << "\n**Rows of `" << c.id << "`**\n\n|";
+    html << "<details><summary>Rows of <code>" << html_escape(c.id) << "</code> (" << rows.size()
+         << ")</summary><table class=\"rows\"><tr>";
+    for (const auto& col : cols) {
+      md << " " << col << " |";
+      html << "<th>" << html_escape(col) << "</th>";
+    }
+    md << "\n|";
+    for (std::size_t i = 0; i < cols.size(); ++i) md << "---|";
+    md << "\n";
+    html << "</tr>\n";
+    for (const auto& row : rows) {
+      md << "|";
+      html << "<tr>";
+      for (const auto& col : cols) {
+        const std::string cell = row.contains(col) ? (row[col].is_structured() ? row[col].dump() : scalar_text(row[col])) : "";
+        md << " " << cell << " |";
+        html << "<td>" << html_escape(cell) << "</td>";
+      }
+      md << "\n";
+      html << "</tr>\n";
+    }
+    html << "</table></details>\n";
+  }
+
+}
+
+// Facts: true by construction, with their exact checks, apart from the evidence.
+void write_facts(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
+  if (!r.facts.empty()) {
+    md << "\n### Construction facts (true by construction; not evidence)\n\n| fact | statement | exact check | holds |\n"
+          "|---|---|---|---|\n";
+    html << "<h3>Construction facts (true by construction; not evidence)</h3>\n<table class=\"facts\"><tr><th>fact</th>"
+            "<th>statement</th><th>exact check</th><th>holds</th></tr>\n";
+    for (const auto& f : r.facts) {
+      md << "| `" << f.id << "` | " << f.statement << " | `" << compact(f.measured) << "` | " << (f.holds ? "yes" : "**NO**")
+         << " |\n";
+      html << "<tr><td><code>" << html_escape(f.id) << "</code></td><td>" << html_escape(f.statement) << "</td><td><code>"
+           << html_escape(compact(f.measured)) << "</code></td><td class=\"" << (f.holds ? "pass" : "fail") << "\">"
+           << (f.holds ? "yes" : "NO") << "</td></tr>\n";
+    }
+    html << "</table>\n";
+  }
+
+}
+
+// The suite's own tables (e.g. predictions beside a paper's numbers).
+void write_tables(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
+  for (const auto& t : r.tables) {
+    md << "\n### " << t.title << "\n\n|";
+    html << "<h3>" << html_escape(t.title) << "</h3>\n<table class=\"data\"><tr>";
+    for (const auto& c : t.columns) {
+      md << " " << c << " |";
+      html << "<th>" << html_escape(c) << "</th>";
+    }
+    md << "\n|";
+    for (std::size_t i = 0; i < t.columns.size(); ++i) md << "---|";
+    md << "\n";
+    html << "</tr>\n";
+    for (const auto& row : t.rows) {
+      md << "|";
+      html << "<tr>";
+      for (const auto& cell : row) {
+        md << " " << cell << " |";
+        html << "<td>" << html_escape(cell) << "</td>";
+      }
+      md << "\n";
+      html << "</tr>\n";
+    }
+    html << "</table>\n";
+  }
+}
+
+// Each series: its fit against the stated or derived exponent, its plot, its points.
+void write_series(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r, const std::string& out_dir, ReportFiles& files) {
+  for (const auto& s : r.series) {
+    md << "\n### " << s.title << "\n\n" << series_fit_text(s);
+    html << "<h3>" << html_escape(s.title) << "</h3>\n<p>" << html_escape(series_fit_text(s));
+    if (s.exponent) {
+      md << "; " << s.exponent->source << " exponent " << num(s.exponent->value);
+      html << "; " << html_escape(s.exponent->source) << " exponent " << num(s.exponent->value);
+    }
+    if (s.band) {
+      if (s.one_sided) {
+        md << "; one-sided evidence (pass or inconclusive by design, never fail)";
+        html << "; one-sided evidence (pass or inconclusive by design, never fail)";
+      }
+      md << "; pass band " << interval_text(*s.band) << ": **" << verdict_name(s.verdict) << "**";
+      html << "; pass band " << interval_text(*s.band) << ": <span class=\"" << verdict_name(s.verdict) << "\">"
+           << verdict_name(s.verdict) << "</span>";
+    }
+    md << ".\n";
+    html << ".</p>\n";
+    if (!s.note.empty()) {
+      md << "\n" << s.note << "\n";
+      html << "<p>" << html_escape(s.note) << "</p>\n";
+    }
+    std::string why;
+    const auto svg = plot_series_svg(s, why);
+    const std::string name = plot_file_name(r, s);
+    if (svg) {
+      const std::string path = (fs::path(out_dir) / "plots" / name).string();
+      write_text_file_atomic(path, *svg);
+      files.plots.push_back(path);
+      md << "\n![" << s.title << "](plots/" << name << ")\n";
+      // A data URI keeps the page self-contained and each SVG's element ids isolated from the others'.
+      html << "<figure class=\"plot\"><img alt=\"" << html_escape(s.title) << "\" src=\"data:image/svg+xml;base64,"
+           << base64(*svg) << "\"></figure>\n";
+    } else {
+      const std::string w = "plot '" + name + "' skipped: " + why;
+      files.warnings.push_back(w);
+      md << "\n(" << w << ")\n";
+      html << "<p><em>" << html_escape(w) << "</em></p>\n";
+    }
+    md << "\n| x | y |\n|---|---|\n";
+    for (std::size_t i = 0; i < s.x.size(); ++i) md << "| " << num(s.x[i], 6) << " | " << num(s.y[i], 6) << " |\n";
+  }
+}
+
+// The suite's notes: caveats and what was left out.
+void write_notes(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
+  if (!r.notes.empty()) {
+    md << "\nNotes:\n";
+    html << "<h3>Notes</h3><ul>\n";
+    for (const auto& n : r.notes) {
+      md << "- " << n << "\n";
+      html << "<li>" << html_escape(n) << "</li>\n";
+    }
+    html << "</ul>\n";
+  }
+}
+// The title, what the grades mean, and the page's self-check (read by the browser test).
+void write_preamble(std::ostringstream& md, std::ostringstream& html) {
   md << "# infoflow-verify report\n\n";
   md << "Numbers can support a theorem; they do not prove a lower bound. Each check is graded: *certified* "
         "(interval arithmetic over a whole domain), *sampled* (MPFR on random and adversarial inputs), "
@@ -202,185 +405,10 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
           "Grades: <b>certified</b> (interval arithmetic over a whole domain), <b>sampled</b> (MPFR on random and "
           "adversarial inputs), <b>fitted</b> (optimised models, regression intervals), <b>exact</b> (a finite "
           "computation). The mathematics behind every check, with proofs, is in <code>docs/theory.md</code>.</p>\n";
+}
 
-  // Verdict per suite first.
-  md << "## Verdicts\n\n| suite | verdict | pass | fail | inconclusive | elapsed (s) |\n|---|---|---|---|---|---|\n";
-  html << "<h2>Verdicts</h2>\n<table id=\"verdicts\"><tr><th>suite</th><th>verdict</th><th>pass</th><th>fail</th>"
-          "<th>inconclusive</th><th>elapsed (s)</th></tr>\n";
-  for (const auto& r : results) {
-    const Counts c = count_checks(r);
-    const std::string v = verdict_name(r.overall());
-    md << "| " << r.title << " (`" << r.suite << "`) | **" << v << "** | " << c.pass << " | " << c.fail << " | "
-       << c.inconclusive << " | " << num(r.elapsed_seconds, 3) << " |\n";
-    html << "<tr class=\"suite\"><td><a href=\"#" << html_escape(r.suite) << "\">" << html_escape(r.title) << "</a></td><td class=\"" << v
-         << "\">" << v << "</td><td>" << c.pass << "</td><td>" << c.fail << "</td><td>" << c.inconclusive << "</td><td>"
-         << num(r.elapsed_seconds, 3) << "</td></tr>\n";
-  }
-  if (results.empty()) {
-    md << "\nNo suite results were found.\n";
-    html << "<tr><td colspan=\"6\">No suite results were found.</td></tr>\n";
-  }
-  html << "</table>\n";
-
-  for (const auto& r : results) {
-    md << "\n## " << r.title << " (`" << r.suite << "`)\n\n";
-    if (!r.statement.empty()) md << r.statement << "\n\n";
-    md << "Overall: **" << verdict_name(r.overall()) << "**: " << verdict_words(r.overall()) << ".\n\n";
-    md << "Profile `" << r.profile << "`, seed " << r.seed << ", build `" << r.build_commit << "`, elapsed "
-       << num(r.elapsed_seconds, 3) << " s. Reproduce: `" << r.command << "`\n\n";
-    html << "<section id=\"" << html_escape(r.suite) << "\"><h2>" << html_escape(r.title) << "</h2>\n";
-    if (!r.statement.empty()) html << "<p class=\"statement\">" << html_escape(r.statement) << "</p>\n";
-    html << "<p>Overall: <span class=\""
-         << verdict_name(r.overall()) << "\">" << verdict_name(r.overall()) << "</span>: " << html_escape(verdict_words(r.overall()))
-         << ".</p>\n<p>Profile <code>" << html_escape(r.profile) << "</code>, seed " << r.seed << ", build <code>"
-         << html_escape(r.build_commit) << "</code>, elapsed " << num(r.elapsed_seconds, 3)
-         << " s. Reproduce: <code>" << html_escape(r.command) << "</code></p>\n";
-
-    md << "| check | grade | verdict | statement | measured | bound |\n|---|---|---|---|---|---|\n";
-    html << "<table class=\"checks\"><tr><th>check</th><th>grade</th><th>verdict</th><th>statement</th><th>measured</th><th>bound</th></tr>\n";
-    for (const auto& c : r.checks) {
-      const std::string side = c.one_sided ? " (one-sided: cannot fail by design)" : "";
-      std::string md_measured, html_measured;
-      for (const auto& line : measured_lines(c.measured)) {
-        md_measured += (md_measured.empty() ? "" : "<br>") + line;
-        html_measured += (html_measured.empty() ? "" : "<br>") + html_escape(line);
-      }
-      std::string md_bound, html_bound;
-      for (const auto& line : measured_lines(c.bound)) {
-        md_bound += (md_bound.empty() ? "" : "<br>") + line;
-        html_bound += (html_bound.empty() ? "" : "<br>") + html_escape(line);
-      }
-      md << "| `" << c.id << "` | " << grade_name(c.grade) << " | " << verdict_name(c.verdict) << side << " | " << c.statement
-         << " | " << md_measured << " | " << md_bound << " |\n";
-      html << "<tr><td><code>" << html_escape(c.id) << "</code></td><td>" << grade_name(c.grade) << "</td><td class=\""
-           << verdict_name(c.verdict) << "\">" << verdict_name(c.verdict) << side << "</td><td>" << html_escape(c.statement)
-           << "</td><td>" << html_measured << "</td><td>" << html_bound << "</td></tr>\n";
-    }
-    html << "</table>\n";
-
-    // Each check's rows, as a table of their own.
-    for (const auto& c : r.checks) {
-      // Rows are the measured value itself, or its "rows" member beside a summary.
-      const json& rows = c.measured.is_object() && c.measured.contains("rows") ? c.measured["rows"] : c.measured;
-      if (!is_rows(rows)) continue;
-      const auto cols = row_columns(rows);
-      md << "\n**Rows of `" << c.id << "`**\n\n|";
-      html << "<details><summary>Rows of <code>" << html_escape(c.id) << "</code> (" << rows.size()
-           << ")</summary><table class=\"rows\"><tr>";
-      for (const auto& col : cols) {
-        md << " " << col << " |";
-        html << "<th>" << html_escape(col) << "</th>";
-      }
-      md << "\n|";
-      for (std::size_t i = 0; i < cols.size(); ++i) md << "---|";
-      md << "\n";
-      html << "</tr>\n";
-      for (const auto& row : rows) {
-        md << "|";
-        html << "<tr>";
-        for (const auto& col : cols) {
-          const std::string cell = row.contains(col) ? (row[col].is_structured() ? row[col].dump() : scalar_text(row[col])) : "";
-          md << " " << cell << " |";
-          html << "<td>" << html_escape(cell) << "</td>";
-        }
-        md << "\n";
-        html << "</tr>\n";
-      }
-      html << "</table></details>\n";
-    }
-
-    if (!r.facts.empty()) {
-      md << "\n### Construction facts (true by construction; not evidence)\n\n| fact | statement | exact check | holds |\n"
-            "|---|---|---|---|\n";
-      html << "<h3>Construction facts (true by construction; not evidence)</h3>\n<table class=\"facts\"><tr><th>fact</th>"
-              "<th>statement</th><th>exact check</th><th>holds</th></tr>\n";
-      for (const auto& f : r.facts) {
-        md << "| `" << f.id << "` | " << f.statement << " | `" << compact(f.measured) << "` | " << (f.holds ? "yes" : "**NO**")
-           << " |\n";
-        html << "<tr><td><code>" << html_escape(f.id) << "</code></td><td>" << html_escape(f.statement) << "</td><td><code>"
-             << html_escape(compact(f.measured)) << "</code></td><td class=\"" << (f.holds ? "pass" : "fail") << "\">"
-             << (f.holds ? "yes" : "NO") << "</td></tr>\n";
-      }
-      html << "</table>\n";
-    }
-
-    for (const auto& t : r.tables) {
-      md << "\n### " << t.title << "\n\n|";
-      html << "<h3>" << html_escape(t.title) << "</h3>\n<table class=\"data\"><tr>";
-      for (const auto& c : t.columns) {
-        md << " " << c << " |";
-        html << "<th>" << html_escape(c) << "</th>";
-      }
-      md << "\n|";
-      for (std::size_t i = 0; i < t.columns.size(); ++i) md << "---|";
-      md << "\n";
-      html << "</tr>\n";
-      for (const auto& row : t.rows) {
-        md << "|";
-        html << "<tr>";
-        for (const auto& cell : row) {
-          md << " " << cell << " |";
-          html << "<td>" << html_escape(cell) << "</td>";
-        }
-        md << "\n";
-        html << "</tr>\n";
-      }
-      html << "</table>\n";
-    }
-    for (const auto& s : r.series) {
-      md << "\n### " << s.title << "\n\n" << series_fit_text(s);
-      html << "<h3>" << html_escape(s.title) << "</h3>\n<p>" << html_escape(series_fit_text(s));
-      if (s.exponent) {
-        md << "; " << s.exponent->source << " exponent " << num(s.exponent->value);
-        html << "; " << html_escape(s.exponent->source) << " exponent " << num(s.exponent->value);
-      }
-      if (s.band) {
-        if (s.one_sided) {
-          md << "; one-sided evidence (pass or inconclusive by design, never fail)";
-          html << "; one-sided evidence (pass or inconclusive by design, never fail)";
-        }
-        md << "; pass band " << interval_text(*s.band) << ": **" << verdict_name(s.verdict) << "**";
-        html << "; pass band " << interval_text(*s.band) << ": <span class=\"" << verdict_name(s.verdict) << "\">"
-             << verdict_name(s.verdict) << "</span>";
-      }
-      md << ".\n";
-      html << ".</p>\n";
-      if (!s.note.empty()) {
-        md << "\n" << s.note << "\n";
-        html << "<p>" << html_escape(s.note) << "</p>\n";
-      }
-      std::string why;
-      const auto svg = plot_series_svg(s, why);
-      const std::string name = plot_file_name(r, s);
-      if (svg) {
-        const std::string path = (fs::path(out_dir) / "plots" / name).string();
-        write_text_file_atomic(path, *svg);
-        files.plots.push_back(path);
-        md << "\n![" << s.title << "](plots/" << name << ")\n";
-        // A data URI keeps the page self-contained and each SVG's element ids isolated from the others'.
-        html << "<figure class=\"plot\"><img alt=\"" << html_escape(s.title) << "\" src=\"data:image/svg+xml;base64,"
-             << base64(*svg) << "\"></figure>\n";
-      } else {
-        const std::string w = "plot '" + name + "' skipped: " + why;
-        files.warnings.push_back(w);
-        md << "\n(" << w << ")\n";
-        html << "<p><em>" << html_escape(w) << "</em></p>\n";
-      }
-      md << "\n| x | y |\n|---|---|\n";
-      for (std::size_t i = 0; i < s.x.size(); ++i) md << "| " << num(s.x[i], 6) << " | " << num(s.y[i], 6) << " |\n";
-    }
-    if (!r.notes.empty()) {
-      md << "\nNotes:\n";
-      html << "<h3>Notes</h3><ul>\n";
-      for (const auto& n : r.notes) {
-        md << "- " << n << "\n";
-        html << "<li>" << html_escape(n) << "</li>\n";
-      }
-      html << "</ul>\n";
-    }
-    html << "</section>\n";
-  }
-  // The mutation harness's table, when `infoflow-verify mutants` wrote one into this folder.
+// The mutation harness's table, when `infoflow-verify mutants` wrote one into this folder.
+void write_mutation_table(std::ostringstream& md, std::ostringstream& html, const std::string& out_dir, ReportFiles& files) {
   if (const fs::path mut = fs::path(out_dir) / "mutation.json"; fs::exists(mut)) {
     try {
       const json m = read_json_file(mut.string(), "--out");
@@ -391,6 +419,27 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
       files.warnings.push_back(std::string("mutation table skipped: ") + e.what());
     }
   }
+}
+
+}  // namespace
+
+ReportFiles write_report(const std::vector<SuiteResult>& results, const std::string& out_dir) {
+  ReportFiles files;
+  fs::create_directories(fs::path(out_dir) / "plots");
+  std::ostringstream md, html;
+  write_preamble(md, html);
+  write_verdicts(md, html, results);
+  for (const auto& r : results) {
+    write_suite_header(md, html, r);
+    write_checks(md, html, r);
+    write_check_rows(md, html, r);
+    write_facts(md, html, r);
+    write_tables(md, html, r);
+    write_series(md, html, r, out_dir, files);
+    write_notes(md, html, r);
+    html << "</section>\n";
+  }
+  write_mutation_table(md, html, out_dir, files);
   html << "</body></html>\n";
 
   json all = json::array();
