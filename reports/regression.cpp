@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace infoflow {
@@ -66,8 +67,10 @@ RegressionReport compare_results(const std::vector<SuiteResult>& baseline, const
     for (const auto& bk : b.checks) {
       const Check* ck = cchecks.count(bk.id) ? cchecks[bk.id] : nullptr;
       const std::string now = ck ? verdict_name(ck->verdict) : "missing";
-      rep.items.push_back({"verdict", b.suite, bk.id, verdict_name(bk.verdict), now,
-                           bk.verdict == Verdict::Pass && (!ck || ck->verdict != Verdict::Pass), ""});
+      // A pass that is no longer a pass, or anything that now fails and did not before.
+      const bool lost = (bk.verdict == Verdict::Pass && (!ck || ck->verdict != Verdict::Pass)) ||
+                        (ck && ck->verdict == Verdict::Fail && bk.verdict != Verdict::Fail);
+      rep.items.push_back({"verdict", b.suite, bk.id, verdict_name(bk.verdict), now, lost, ""});
       if (!ck) continue;
       for (const auto& [key, bv] : bk.bounds) {
         const auto it = ck->bounds.find(key);
@@ -81,6 +84,12 @@ RegressionReport compare_results(const std::vector<SuiteResult>& baseline, const
                              looser ? (bk.bounds_are_upper ? "upper bound grew" : "lower bound shrank") : ""});
       }
     }
+    // A check that is new and fails is a regression too.
+    std::set<std::string> known;
+    for (const auto& bk : b.checks) known.insert(bk.id);
+    for (const auto& ck : c.checks)
+      if (!known.count(ck.id) && ck.verdict == Verdict::Fail)
+        rep.items.push_back({"verdict", b.suite, ck.id, "absent", "fail", true, "a new check fails"});
     std::map<std::string, const Series*> cseries;
     for (const auto& s : c.series) cseries[s.id] = &s;
     for (const auto& bs : b.series) {

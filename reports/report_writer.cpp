@@ -148,7 +148,8 @@ std::vector<SuiteResult> collect_results(const std::string& dir) {
     if (it.depth() >= kMaxResultDepth) it.disable_recursion_pending();
     // The mutation harness's runs (OUT/mutants/...) are not results of the code as it is.
     if (it->path().filename() == "mutants" && it->is_directory(type_ec)) it.disable_recursion_pending();
-    if (it->path().filename() == "result.json" && it->is_regular_file(type_ec)) files.push_back(it->path().string());
+    if (it->path().filename() == "result.json" && !it->is_symlink(type_ec) && it->is_regular_file(type_ec))
+      files.push_back(it->path().string());
   }
   if (ec) throw InputError("--results", "cannot list '" + dir + "' (" + ec.message() + ")");
   std::sort(files.begin(), files.end());

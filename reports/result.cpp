@@ -76,6 +76,7 @@ json to_json(const LineFit& f) {
 namespace {
 LineFit fit_from_json(const json& j) {
   LineFit f;
+  if (!j.at("n").is_number_unsigned()) throw InputError("result", "fit.n: expected a whole number >= 0");
   f.n = j.at("n").get<std::size_t>();
   f.slope = j.at("slope").get<double>();
   f.intercept = j.at("intercept").get<double>();
@@ -142,6 +143,7 @@ SuiteResult suite_result_from_json(const json& j) {
     r.suite = j.at("suite").get<std::string>();
     r.title = j.value("title", r.suite);
     r.profile = j.at("profile").get<std::string>();
+    if (!j.at("seed").is_number_unsigned()) throw InputError("result", "seed: expected a whole number >= 0");
     r.seed = j.at("seed").get<std::uint64_t>();
     r.build_commit = j.value("build_commit", "");
     r.command = j.value("command", "");

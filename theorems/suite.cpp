@@ -4,6 +4,7 @@
 #include "numerics/util/errors.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "build_commit.hpp"  // generated at build time: INFOFLOW_BUILD_COMMIT
@@ -31,6 +32,15 @@ SweepCheckpoint SuiteContext::checkpoint(const std::string& name, const std::str
   const std::string fp = std::string(profile_name(profile)) + "/seed=" + std::to_string(seed) + "/" + version +
                          "/build=" + INFOFLOW_BUILD_COMMIT;
   return SweepCheckpoint((std::filesystem::path(out_dir) / (name + ".checkpoint.jsonl")).string(), fp);
+}
+
+std::string settings_version(const std::string& version, const nlohmann::json& settings) {
+  // FNV-1a over the settings' canonical text: deterministic across runs, builds and machines.
+  std::uint64_t h = 1469598103934665603ull;
+  for (const unsigned char c : settings.dump()) h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return version + "/settings=" + hex;
 }
 
 SuiteResult run_suite(const SuiteInfo& suite, const SuiteContext& ctx) {

@@ -32,9 +32,14 @@ struct SuiteContext {
   std::string command;  // the command line that reproduces this run
   ProgressFn progress;
   std::map<std::string, std::string> options;  // suite options given on the command line, by name
-  /// A checkpoint in out_dir whose fingerprint ties it to this seed and profile.
+  /// A checkpoint in out_dir whose fingerprint ties it to this seed, profile and build, and to `version`.
   SweepCheckpoint checkpoint(const std::string& name, const std::string& version) const;
 };
+
+/// `version` extended with a digest of the settings that determine a point but are not in its key (sample
+/// counts, widths, iterations, ...): a rerun with other settings on the same folder recomputes, never reuses.
+std::string settings_version(const std::string& version, const nlohmann::json& settings);
+
 
 struct SuiteInfo {
   std::string id;          // e.g. "thm1-depth-separation"

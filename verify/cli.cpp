@@ -411,7 +411,8 @@ int cmd_mutants(const GlobalOptions& g, bool quick) {
   write_json_file((std::filesystem::path(g.out) / "mutation.json").string(), j);
   write_text_file_atomic((std::filesystem::path(g.out) / "mutation.md").string(), mutation_markdown(j));
   std::cout << rep.table() << "written: " << (std::filesystem::path(g.out) / "mutation.md").string() << "\n";
-  return rep.uncaught_mutants() > 0 ? kExitCheckFailed : 0;
+  // A surviving mutant, or a check that fails with no mutant at all (it can never be killed), fails the run.
+  return rep.uncaught_mutants() > 0 || !rep.failing_without_mutant.empty() ? kExitCheckFailed : 0;
 }
 
 }  // namespace

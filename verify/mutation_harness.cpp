@@ -91,6 +91,7 @@ MutationReport run_mutation_harness(const MutationOptions& o) {
     if (!base[s->id].error.empty())
       throw NumericError("mutants: the unmutated suite " + s->id + " stopped: " + base[s->id].error);
     for (const auto& [id, v] : base[s->id].checks) {
+      if (v == Verdict::Fail) rep.failing_without_mutant.push_back(s->id + "/" + id);
       (base[s->id].one_sided.count(id) ? rep.one_sided : rep.checks).push_back(s->id + "/" + id);
       rep.baseline[s->id + "/" + id] = v;
     }
@@ -131,7 +132,7 @@ json MutationReport::to_json() const {
                       {"killed_by", it == killed_by.end() ? json::array() : json(it->second)}});
   }
   return {{"mutants", mutants}, {"checks", checks}, {"one_sided", one_sided}, {"uncaught_mutants", uncaught_mutants()},
-          {"unkilled_checks", unkilled_checks()}};
+          {"unkilled_checks", unkilled_checks()}, {"failing_without_mutant", failing_without_mutant}};
 }
 
 std::string MutationReport::table() const {
@@ -151,6 +152,7 @@ std::string MutationReport::table() const {
     for (const auto& c : unkilled) o << "  " << c << " (" << verdict_name(baseline.at(c)) << " without a mutant)\n";
   }
   if (!one_sided.empty()) o << one_sided.size() << " one-sided evidence items (pass or inconclusive by design) listed apart\n";
+  for (const auto& c : failing_without_mutant) o << "FAILS WITHOUT A MUTANT: " << c << "\n";
   return o.str();
 }
 

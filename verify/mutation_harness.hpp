@@ -32,6 +32,7 @@ struct MutantOutcome {
 struct MutationReport {
   std::vector<std::string> checks;                  // every verdict-carrying check of the baseline run that can fail
   std::vector<std::string> one_sided;               // pass-or-inconclusive evidence (Check::one_sided): listed apart
+  std::vector<std::string> failing_without_mutant;  // checks that fail unmutated: they cannot be killed
   std::map<std::string, Verdict> baseline;          // its verdicts
   std::vector<MutantOutcome> outcomes;
   std::map<std::string, std::vector<std::string>> killed_by;  // check → mutants that made it fail

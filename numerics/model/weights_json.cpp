@@ -122,7 +122,8 @@ int read_int(const json& j, const std::string& key, int min_value, int max_value
   const std::string expected =
       "expected an integer in [" + std::to_string(min_value) + ", " + std::to_string(max_value) + "]";
   if (v.is_number_unsigned()) {
-    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(max_value)) bad(key, expected);
+    const std::uint64_t u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(max_value) || u < static_cast<std::uint64_t>(std::max(min_value, 0))) bad(key, expected);
   } else if (!v.is_number_integer() || v.get<std::int64_t>() < min_value || v.get<std::int64_t>() > max_value) {
     bad(key, expected);
   }

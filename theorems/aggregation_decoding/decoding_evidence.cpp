@@ -247,7 +247,9 @@ void run_decoder_fits(const DecodingConfig& cfg, const SuiteContext& ctx, SuiteR
         pts.push_back({T0, E, *it});
         keys.push_back("T0=" + std::to_string(T0) + ",E=" + std::to_string(E) + ",p=" + std::to_string(*it));
       }
-  SweepCheckpoint cp = ctx.checkpoint("decoder-fits", "v3");
+  SweepCheckpoint cp = ctx.checkpoint(
+      "decoder-fits", settings_version("v3", {{"train", cfg.train}, {"valid", cfg.valid}, {"restarts", cfg.restarts},
+                                              {"iterations", cfg.max_iterations}, {"widths", cfg.widths}}));
   const auto vals = run_sweep<DecoderFitPoint>("decoder fits", keys, [&](std::size_t i) {
     const Point& pt = pts[i];
     const DecodingShape sh{pt.T0, 1, pt.E};

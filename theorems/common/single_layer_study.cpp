@@ -139,7 +139,9 @@ SingleLayerStudy run_single_layer_study(const SingleLayerStudySettings& s, const
   if (std::string why; !s.is_valid(&why)) throw ContractError("run_single_layer_study", "SingleLayerStudySettings::" + why);
   std::vector<std::string> keys;
   for (const auto& c : configs) keys.push_back(c.key());
-  SweepCheckpoint cp = ctx.checkpoint(s.tag + "-single-layer-fits", "v4");
+  const nlohmann::json fit_settings{{"d", s.d}, {"E", s.E}, {"widths", s.widths}, {"train", s.train_samples},
+                                    {"valid", s.valid_samples}, {"restarts", s.restarts}, {"iterations", s.max_iterations}};
+  SweepCheckpoint cp = ctx.checkpoint(s.tag + "-single-layer-fits", settings_version("v4", fit_settings));
   SingleLayerStudy study;
   for (const auto& per_config : run_sweep<std::vector<WidthFit>>(
            "single-layer fits", keys, [&](std::size_t i) { return fit_configuration(s, configs[i], make_dataset, ctx); },
@@ -154,7 +156,10 @@ SingleLayerStudy run_single_layer_study(const SingleLayerStudySettings& s, const
     widest.push_back(f.back());
     wkeys.push_back(c.key());
   }
-  SweepCheckpoint wcp = ctx.checkpoint(s.tag + "-witnesses", "v4");
+  nlohmann::json witness_settings = fit_settings;
+  witness_settings["candidates"] = s.witness_candidates;
+  witness_settings["refine"] = s.witness_refine;
+  SweepCheckpoint wcp = ctx.checkpoint(s.tag + "-witnesses", settings_version("v4", witness_settings));
   study.witnesses = run_sweep<WitnessRecord>(
       "witness search", wkeys,
       [&](std::size_t i) { return witness_point(s, widest[i], target_for(widest[i].config()), ctx); }, wcp, ctx.threads,
@@ -266,6 +271,11 @@ Check fits_learn_check(const SingleLayerStudy& study, const std::vector<int>& wi
                     {"valid_max", f.valid_max}, {"valid_rmse", f.valid_rmse}, {"termination", f.termination}});
     if (f.p == p_max) learned &= f.valid_rmse < f.valid_target_std;
   }
+  // Every configuration must have been fitted at the widest p, or the check has not tested it.
+  std::map<std::string, bool> has_widest;
+  for (const auto& f : study.fits) has_widest[f.config().key()] |= f.p == p_max;
+  bool complete = !has_widest.empty();
+  for (const auto& [key, widest] : has_widest) complete &= widest;
   // A stall: the same sup error at every width of a configuration (the optimiser did not use the width).
   json stalled = json::array();
   std::map<std::string, std::vector<double>> by_config;
@@ -275,7 +285,7 @@ Check fits_learn_check(const SingleLayerStudy& study, const std::vector<int>& wi
       stalled.push_back(key);
   const json measured{{"fits_at_iteration_cap", at_cap}, {"fits", study.fits.size()}, {"stalled_configurations", stalled},
                       {"rows", rows}};
-  return {id, Grade::Fitted, learned ? Verdict::Pass : Verdict::Fail,
+  return {id, Grade::Fitted, !learned ? Verdict::Fail : complete ? Verdict::Pass : Verdict::Inconclusive,
           "at the widest p, every fitted single-layer model (Levenberg-Marquardt, analytic Jacobians, best restart by "
           "validation RMSE) has validation RMSE below the targets' standard deviation; fits that stopped at the "
           "iteration cap and configurations whose error did not change with the width (stalls) are counted",

@@ -25,8 +25,11 @@ ConstructionPoint construction_point(const DepthSeparationConfig& cfg, const Sui
   const ParameterCounts counts = parameter_counts(c.model());
   const std::string name = "thm1-two-layer-d" + std::to_string(cfg.d) + "-T" + std::to_string(T) + "-eps" + number_key(eps) + ".json";
   const std::string path = (std::filesystem::path(ctx.out_dir) / "weights" / name).string();
-  write_json_file(path, weights_with_certificate(weights_to_json(c.model()),
-                                                 {"min_{s,t} dot(x[s], x[t])", T, cfg.d, 0.0, 1.0, cert.total}));
+  // A certificate is attached only when the certification succeeded (a failed one has no bound).
+  const json weights = weights_to_json(c.model());
+  write_json_file(path, cert.hypotheses_ok ? weights_with_certificate(weights, {"min_{s,t} dot(x[s], x[t])", T, cfg.d,
+                                                                                0.0, 1.0, cert.total})
+                                           : weights);
 
   ConstructionPoint p;
   p.exported_M_ffn = parameter_counts(weights_from_json(read_json_file(path, "--out"), 64)).ffn;
@@ -135,7 +138,8 @@ void run_construction_sweep(const DepthSeparationConfig& cfg, const SuiteContext
       keys.push_back("T=" + std::to_string(T) + ",eps=" + number_key(eps) + ",d=" + std::to_string(cfg.d));
       grid.emplace_back(T, eps);
     }
-  SweepCheckpoint cp = ctx.checkpoint("construction", "v3");
+  SweepCheckpoint cp = ctx.checkpoint(
+      "construction", settings_version("v3", {{"mpfr_bits", cfg.mpfr_bits}, {"samples_per_family", cfg.samples_per_family}}));
   const std::vector<ConstructionPoint> points = run_sweep<ConstructionPoint>(
       "two-layer construction", keys, [&](std::size_t i) { return construction_point(cfg, ctx, grid[i].first, grid[i].second); },
       cp, ctx.threads, ctx.progress);

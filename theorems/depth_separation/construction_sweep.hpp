@@ -51,7 +51,7 @@ struct ConstructionPoint {
   std::string worst_input;
   double tightness_ratio = 0.0;  // L1-worst-case error / certified total (0 when the certificate failed)
 
-  std::string key() const;  // the checkpoint key and the bounds' key, "T=..,eps=..,d=.."
+  std::string key() const;  // "T=..,eps=.." (the bounds' keys add ",d=..")
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FamilyError, max_abs_error, max_signed, min_signed, inputs)

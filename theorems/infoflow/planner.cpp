@@ -212,7 +212,8 @@ std::string set_text(const Knowledge& k, bool token, const ComparisonStructure& 
 Plan plan_target(const ParsedTarget& target, const PlanArchitecture& arch) {
   arch.validate();
   // Every subset of modes is tried per layer and state: 2^(D+2) subsets. Beyond 10 families that search
-  // would no longer answer within a second; say so rather than silently prune.
+  // would no longer answer within a second; say so rather than silently prune (and kMaxPlanStates bounds
+  // the whole search).
   if (target.structure.families > 10)
     throw InputError("--target", "the planner searches at most 10 comparison families, got " + std::to_string(target.structure.families));
   const Context c{target.structure, arch};
@@ -244,7 +245,11 @@ Plan plan_target(const ParsedTarget& target, const PlanArchitecture& arch) {
         }
         ns.tok = tok;
         ns.cls = cls;
-        ++plan.searched_states;
+        // The number of distinct states is bounded by the knowledge they can hold, but with many heads and
+        // families the product grows fast: refuse a search that would not answer in seconds.
+        if (++plan.searched_states > kMaxPlanStates)
+          throw InputError("--heads", "the plan search exceeds " + std::to_string(kMaxPlanStates) +
+                                          " states; use fewer layers, heads or comparison families");
         auto it = next.find({tok, cls});
         if (it == next.end() || cheaper(ns.cost, it->second.cost) ||
             (!cheaper(it->second.cost, ns.cost) && ns.heads_used < it->second.heads_used))

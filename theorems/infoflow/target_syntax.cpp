@@ -110,12 +110,12 @@ class Parser {
 
   std::unique_ptr<TargetNode> expr() {
     auto left = term();
-    int terms = 1;
     while (is_sym("+") || is_sym("-")) {
       const Tok op = take();
-      // A chain of sums is a left-deep tree, walked recursively: bound its depth like any nesting.
-      if (++terms > kMaxTargetTerms)
-        fail(op.column, "at most " + std::to_string(kMaxTargetTerms) + " terms in one sum", "more");
+      // A chain of sums is a left-deep tree, walked recursively: bound the + and - in the whole target, so
+      // that nesting (64) times chain length cannot build a deep tree either.
+      if (++sum_operators_ > kMaxTargetTerms)
+        fail(op.column, "at most " + std::to_string(kMaxTargetTerms) + " + and - operators in a target", "more");
       auto n = std::make_unique<TargetNode>();
       n->kind = op.text == "+" ? TargetNode::Kind::Add : TargetNode::Kind::Sub;
       n->column = op.column;
@@ -235,6 +235,7 @@ class Parser {
   std::vector<Tok> t_;
   std::size_t i_ = 0;
   int depth_ = 0;
+  int sum_operators_ = 0;
 };
 
 // ---- comparison structure ----

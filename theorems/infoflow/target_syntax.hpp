@@ -21,7 +21,7 @@ inline constexpr int kMaxTargetNesting = 64;         // nested terms (parenthese
 inline constexpr std::size_t kMaxTargetLiteral = 32; // characters in one number
 inline constexpr int kMaxTargetInteger = 1000000;    // positions, ranks and range bounds
 inline constexpr int kMaxTargetFamilies = 1000000;   // comparison families D, in all
-inline constexpr int kMaxTargetTerms = 512;          // terms joined by + and - in one sum
+inline constexpr int kMaxTargetTerms = 512;          // + and - operators in a whole target
 inline constexpr std::size_t kMaxTargetLength = 65536;  // characters in a target
 
 struct TargetNode {
