@@ -126,7 +126,7 @@ s = '1'
 for _ in range(40): s = '(' + s + '+1' * 511 + ')'
 print(s)")"
 start=$(date +%s%N)
-expect "large plan search" 2 "--heads: the plan search exceeds 2000000 states" -- \
+expect "large plan search" 2 "--heads: the plan search exceeds 500000 states" -- \
   "$cli" plan --target 'sum_{i=1..10} max_{s,t} bil_i(x[s],x[t])' --E 24 --d 4 --layers 3 --heads 64,64,64
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 if (( ms < 30000 )); then passes=$((passes+1)); else echo "FAIL large plan search took ${ms} ms"; fails=$((fails+1)); fi

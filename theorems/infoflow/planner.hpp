@@ -22,7 +22,7 @@ namespace infoflow {
 
 inline constexpr int kMaxPlanLayers = 64;       // --layers
 inline constexpr int kMaxPlanSize = 1000000;    // --E, --n, --d, --T
-inline constexpr long kMaxPlanStates = 2000000;  // search states tried, in all
+inline constexpr long kMaxPlanStates = 500000;   // search states tried, in all
 
 struct PlanArchitecture {
   int layers = 1;
