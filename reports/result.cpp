@@ -102,6 +102,12 @@ json to_json(const Series& s) {
   j["band"] = s.band ? interval_json(*s.band) : json(nullptr);
   if (!s.note.empty()) j["note"] = s.note;
   if (s.one_sided) j["one_sided"] = true;
+  if (s.overlay) {
+    json pts = json::array();
+    for (std::size_t i = 0; i < s.overlay->x.size(); ++i) pts.push_back({s.overlay->x[i], s.overlay->y[i]});
+    j["overlay"] = {{"label", s.overlay->label}, {"points", pts}};
+  }
+  if (s.marker) j["marker"] = {{"x", s.marker->first}, {"label", s.marker->second}};
   return j;
 }
 
@@ -185,6 +191,17 @@ SuiteResult suite_result_from_json(const json& j) {
       if (!s.at("verdict").is_null()) t.verdict = verdict_from_name(s.at("verdict").get<std::string>());
       t.note = s.value("note", "");
       t.one_sided = s.value("one_sided", false);
+      if (s.contains("overlay")) {
+        Series::Overlay o;
+        o.label = s["overlay"].value("label", "");
+        for (const auto& p : s["overlay"].at("points")) {
+          o.x.push_back(p.at(0).get<double>());
+          o.y.push_back(p.at(1).get<double>());
+        }
+        t.overlay = o;
+      }
+      if (s.contains("marker"))
+        t.marker = std::make_pair(s["marker"].at("x").get<double>(), s["marker"].value("label", ""));
       r.series.push_back(t);
     }
     for (const auto& f : j.value("facts", json::array()))

@@ -64,6 +64,14 @@ struct Series {
   Verdict verdict = Verdict::Inconclusive;
   std::string note;
   bool one_sided = false;  // as Check::one_sided
+  /// A second curve drawn on the same axes (no fit), e.g. what an explicit construction achieves.
+  struct Overlay {
+    std::string label;
+    std::vector<double> x, y;
+  };
+  std::optional<Overlay> overlay = std::nullopt;
+  /// A vertical line marking a value of x (e.g. a crossover), with its label.
+  std::optional<std::pair<double, std::string>> marker = std::nullopt;
 
   static Series make(std::string id, std::string title, std::string x_label, std::string y_label, bool log_log = true) {
     Series s;

@@ -42,6 +42,11 @@ std::optional<std::string> plot_series_svg(const Series& s, std::string& why) {
     data << std::setprecision(17);
     for (std::size_t i = 0; i < s.x.size(); ++i) data << s.x[i] << ' ' << s.y[i] << '\n';
   }
+  if (s.overlay) {
+    std::ofstream data(dir / "overlay.dat");
+    data << std::setprecision(17);
+    for (std::size_t i = 0; i < s.overlay->x.size(); ++i) data << s.overlay->x[i] << ' ' << s.overlay->y[i] << '\n';
+  }
   std::ostringstream gp;
   gp << std::setprecision(17);
   gp << "set terminal svg size 640,420 font 'Helvetica,12' background rgb 'white'\n";
@@ -73,6 +78,15 @@ std::optional<std::string> plot_series_svg(const Series& s, std::string& why) {
     std::ostringstream t;
     t << std::setprecision(3) << s.exponent->source << ": " << *s.exponent->intercept << " + " << s.exponent->value << " x";
     plot += ", refline(x) with lines dt 2 lw 2 lc rgb '#2ca02c' title " + gp_quote(t.str());
+  }
+  if (s.overlay && !s.overlay->x.empty())
+    plot += ", " + gp_quote((dir / "overlay.dat").string()) +
+            " using 1:2 with linespoints pt 5 ps 0.8 lw 2 lc rgb '#ff7f0e' title " + gp_quote(s.overlay->label);
+  if (s.marker) {
+    gp << "set arrow from " << s.marker->first << ", graph 0 to " << s.marker->first
+       << ", graph 1 nohead dt 3 lw 2 lc rgb '#9467bd'\n";
+    gp << "set label " << gp_quote(s.marker->second) << " at " << s.marker->first
+       << ", graph 0.92 offset 0.5,0 noenhanced tc rgb '#9467bd'\n";
   }
   gp << plot << "\n";
   {

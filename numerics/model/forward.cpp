@@ -15,6 +15,14 @@ class ForwardPass {
   ForwardPass(const ModelT<S>& m, const ParamLayout& layout)
       : m_(m), L_(layout), p_(m.params), zero_(ScalarTraits<S>::from_double(0.0, m.precision)) {}
 
+  // u(t) = P(x, t): the encoder and, when the model has one, the positional row t (0-based).
+  Vec<S> token_state(const Vec<S>& x, int t) const {
+    Vec<S> u = apply_map(L_.encoder(), x);
+    if (m_.arch.positions > 0)
+      for (int e = 0; e < m_.arch.E; ++e) u[e] += p_[row_major_index(L_.positional(), m_.arch.E, t, e)];
+    return u;
+  }
+
   ForwardResult<S> run(const Sequence<S>& X) const {
     const Architecture& a = m_.arch;
     const int T = static_cast<int>(X.size());
@@ -27,9 +35,7 @@ class ForwardPass {
       if (static_cast<int>(X[t].size()) != a.d)
         throw InputError("inputs", "token " + std::to_string(t) + " has dimension " + std::to_string(X[t].size()) +
                                        ", the model expects d = " + std::to_string(a.d));
-      tokens[t] = apply_map(L_.encoder(), X[t]);
-      if (a.positions > 0)
-        for (int e = 0; e < a.E; ++e) tokens[t][e] += p_[row_major_index(L_.positional(), a.E, t, e)];
+      tokens[t] = token_state(X[t], t);
     }
     Vec<S> cls(p_.begin() + L_.cls0(), p_.begin() + L_.cls0() + a.E);
 
@@ -144,6 +150,17 @@ ForwardResult<S> forward(const ModelT<S>& model, const ParamLayout& layout, cons
     throw ContractError("forward", "model: parameter vector does not match its architecture");
   return ForwardPass<S>(model, layout).run(X);
 }
+
+template <class S>
+Vec<S> token_state(const ModelT<S>& model, const ParamLayout& layout, const Vec<S>& x, int t) {
+  if (static_cast<int>(x.size()) != model.arch.d || t < 0 || (model.arch.positions > 0 && t >= model.arch.positions))
+    throw ContractError("token_state", "token dimension or position outside the model");
+  return ForwardPass<S>(model, layout).token_state(x, t);
+}
+
+template Vec<double> token_state(const ModelT<double>&, const ParamLayout&, const Vec<double>&, int);
+template Vec<mpfr::mpreal> token_state(const ModelT<mpfr::mpreal>&, const ParamLayout&, const Vec<mpfr::mpreal>&, int);
+template Vec<ArbBall> token_state(const ModelT<ArbBall>&, const ParamLayout&, const Vec<ArbBall>&, int);
 
 template ForwardResult<double> forward(const ModelT<double>&, const ParamLayout&, const Sequence<double>&);
 template ForwardResult<mpfr::mpreal> forward(const ModelT<mpfr::mpreal>&, const ParamLayout&,

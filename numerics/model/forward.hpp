@@ -28,6 +28,10 @@ ForwardResult<S> forward(const ModelT<S>& model, const Sequence<S>& X) {
   return forward(model, ParamLayout(model.arch), X);
 }
 
+/// The token state u(t) = P(x, t) before the first layer (encoder plus positional row t, 0-based).
+template <class S>
+Vec<S> token_state(const ModelT<S>& model, const ParamLayout& layout, const Vec<S>& x, int t);
+
 /// Converts a double sequence to scalar type S at precision p.
 template <class S>
 Sequence<S> convert_sequence(const std::vector<std::vector<double>>& X, Precision p) {

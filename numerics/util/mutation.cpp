@@ -64,6 +64,13 @@ const std::vector<MutantInfo>& all_mutants() {
        "the planner treats an order-3 comparison like an order-2 one", {"infoflow-framework"}},
       {Mutant::CountsAffineAsFfn, "counts-affine-as-ffn", "M_ffn also counts the affine encoder and readout",
        {"thm1-depth-separation", "thm2-kth-retrieval"}},
+      {Mutant::PackingWithoutNormaliser, "packing-without-normaliser",
+       "the class packing container forgets the normaliser: dimension hn instead of h(n+1)", {"thm1-depth-separation"}},
+      {Mutant::CompletionFamilyUnchecked, "completion-family-unchecked",
+       "the completion family is declared certified with a range 4x wider than its conditions allow",
+       {"thm1-depth-separation"}},
+      {Mutant::DilutionBoundDoubled, "dilution-bound-doubled", "the one-head dilution bound is computed as (1 - 2 eps) T",
+       {"thm1-depth-separation"}},
   };
   return list;
 }

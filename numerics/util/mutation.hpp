@@ -36,6 +36,9 @@ enum class Mutant {
   PlannerIgnoresSpecific,       // the planner's specific-position heads add nothing to I(p)
   PlannerOrder3AsOrder2,        // the planner treats an order-3 comparison like an order-2 one
   CountsAffineAsFfn,            // M_ffn also counts the affine encoder and readout
+  PackingWithoutNormaliser,     // the class packing container forgets the normaliser (dimension hn, not h(n+1))
+  CompletionFamilyUnchecked,    // the completion family's conditions are taken as certified without checking
+  DilutionBoundDoubled,         // the one-head dilution bound computed as twice (1 − 2ε)T/2
 };
 
 struct MutantInfo {

@@ -12,7 +12,8 @@ std::vector<SuiteOption> depth_separation_options() {
           {"--eps", "target errors of the construction sweep, each in (0, 1)"},
           {"--fit-T", "sequence lengths of the single-layer fits (each >= 1)"},
           {"--p", "FFN widths of the single-layer fits (each >= 1)"},
-          {"--n", "per-head dimensions of the single-layer fits (each >= 1)"}};
+          {"--n", "per-head dimensions of the single-layer fits (each >= 1)"},
+          {"--class-T", "sequence lengths of the certified class lower bound, each in [3, 12] (default 3..9)"}};
 }
 
 DepthSeparationConfig depth_separation_config(const SuiteContext& ctx) {
@@ -44,6 +45,14 @@ DepthSeparationConfig depth_separation_config(const SuiteContext& ctx) {
   s.max_iterations = quick ? 150 : 200;
   s.witness_candidates = quick ? 600 : 2000;
   s.witness_refine = quick ? 3 : 6;
+  auto& cb = c.class_bound;
+  cb.T = int_list_option(ctx, "--class-T", 3, quick ? std::vector<int>{3, 4, 5, 6, 7, 8, 9}
+                                                     : std::vector<int>{3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  for (int T : cb.T)
+    if (T > 12) throw InputError("--class-T", "expected each T in [3, 12] (the family search is cubic in T)");
+  cb.eps = log_spaced(1e-2, 1e-8, quick ? 7 : 13);
+  cb.crossover_eps = log_spaced(1e-1, 1e-12, 45);
+  cb.family_samples = quick ? 200 : 1000;
   if (!quick) c.samples_per_family = ctx.profile == Profile::Full ? 12 : 20;
   return c;
 }

@@ -6,6 +6,16 @@
 
 namespace infoflow {
 
+/// The certified class lower bound (docs/lower-bounds.md): where it is computed and the crossover grid.
+struct ClassBoundConfig {
+  std::vector<int> T;                  // sequence lengths (prefix m = T − 1); empty: the section is skipped
+  std::vector<int> heads{1, 2};
+  std::vector<int> value_dims{1, 2, 3};
+  std::vector<double> eps;             // the bound's table and slope check
+  std::vector<double> crossover_eps;   // the finer grid on which the crossover with the construction is sought
+  int family_samples = 400;            // second-route samples per family
+};
+
 struct DepthSeparationConfig {
   int d = 2;
   bool d1_control = false;  // d = 1 allowed as a labelled control (no separation exists there)
@@ -18,6 +28,7 @@ struct DepthSeparationConfig {
   std::vector<int> fit_T;
   std::vector<int> head_dims;  // n
   SingleLayerStudySettings study;
+  ClassBoundConfig class_bound;
 };
 
 /// Throws InputError naming the option (--d, --T, --eps, --fit-T, --p, --n) for bad values.

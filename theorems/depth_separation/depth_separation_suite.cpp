@@ -1,5 +1,6 @@
 // Suite "thm1-depth-separation" (docs/theory.md §3, issue 3): the two-layer construction certified and swept over
 // ε and T, then single-layer fits and witnesses as evidence for the single-layer lower bound.
+#include "theorems/depth_separation/class_lower_bound.hpp"
 #include "theorems/depth_separation/construction_sweep.hpp"
 #include "theorems/depth_separation/single_layer_evidence.hpp"
 
@@ -16,7 +17,8 @@ SuiteInfo depth_separation_suite() {
     const DepthSeparationConfig cfg = depth_separation_config(ctx);
     SuiteResult r;
     run_construction_sweep(cfg, ctx, r);
-    run_single_layer_evidence(cfg, ctx, r);
+    const SingleLayerStudy study = run_single_layer_evidence(cfg, ctx, r);
+    if (!cfg.d1_control) run_class_lower_bound(cfg, ctx, study, r);
     r.statement = "Stated (paper): a single-layer transformer needs Omega(eps^-k(T)) parameters for min_{s,t} x(s).x(t), "
                   "k(T) growing linearly in T; two layers with one head each need O(eps^-1). Derived (docs/theory.md §3): the "
                   "explicit two-layer construction has M_ffn ~ eps^-1/2 at every T.";

@@ -35,8 +35,7 @@ Dataset min_dot_dataset(int T, int d, int count, std::uint64_t seed) {
 
 }  // namespace
 
-void run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteContext& ctx,
-                               SuiteResult& r) {
+SingleLayerStudy run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteContext& ctx, SuiteResult& r) {
   const SingleLayerStudySettings& s = cfg.study;
   std::vector<StudyConfigKey> configs;
   for (int T : cfg.fit_T)
@@ -92,6 +91,7 @@ void run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteCont
   r.checks.push_back(fits_learn_check(study, s.widths, "single-layer.fits-learn"));
 
   r.checks.push_back(witness_check(study, "witnesses.certified"));
+  return study;
 }
 
 }  // namespace infoflow

@@ -2,11 +2,12 @@
 // Theorem 1's single-layer side (docs/theory.md §3): no finite computation proves the lower bound, so this
 // gathers evidence with the shared study (theorems/common/single_layer_study.hpp): fits per T, the
 // apparent exponent κ(T), the slope of κ against T, M_single/M_two at matched ε, and certified witnesses.
+// The certified lower bound for the whole class is theorems/depth_separation/class_lower_bound.hpp.
 #include "theorems/depth_separation/construction_sweep.hpp"
 
 namespace infoflow {
 
-void run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteContext& ctx,
-                               SuiteResult& r);
+/// Returns the study (fits and witnesses) for the class-bound section's checks on fitted models.
+SingleLayerStudy run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteContext& ctx, SuiteResult& r);
 
 }  // namespace infoflow

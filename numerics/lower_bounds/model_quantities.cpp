@@ -1,0 +1,140 @@
+#include "numerics/lower_bounds/model_quantities.hpp"
+
+#include "numerics/model/forward.hpp"
+#include "numerics/util/errors.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace infoflow {
+
+namespace {
+
+ArbBall norm_of(const std::vector<ArbBall>& v, long prec) {
+  ArbBall acc(0.0, prec);
+  for (const auto& x : v) acc += x * x;
+  return sqrt(acc);
+}
+
+// Per head i of the last layer: ‖W_O^(i) V_i u‖ for the token state u, as a ball.
+std::vector<ArbBall> head_value_norms(const ModelT<ArbBall>& m, const ParamLayout& L, const std::vector<ArbBall>& u) {
+  const LayerOffsets& lo = L.layers().back();
+  const int E = m.arch.E;
+  std::vector<ArbBall> out;
+  int col = 0;
+  for (const HeadOffsets& ho : lo.heads) {
+    std::vector<ArbBall> v(ho.value_dim, ArbBall(0.0, m.precision.bits));
+    for (int r = 0; r < ho.value_dim; ++r)
+      for (int c = 0; c < E; ++c) v[r] += m.params[row_major_index(ho.V, E, r, c)] * u[c];
+    std::vector<ArbBall> w(E, ArbBall(0.0, m.precision.bits));
+    for (int r = 0; r < E; ++r)
+      for (int c = 0; c < ho.value_dim; ++c) w[r] += m.params[row_major_index(lo.W_O, lo.concat_dim, r, col + c)] * v[c];
+    out.push_back(norm_of(w, m.precision.bits));
+    col += ho.value_dim;
+  }
+  return out;
+}
+
+int positions_to_visit(const ModelT<ArbBall>& m, int T) {
+  if (T < 1) throw InputError("--T", "expected T >= 1");
+  if (m.arch.positions > 0 && T > m.arch.positions)
+    throw InputError("--T", "T = " + std::to_string(T) + " exceeds the model's positional table (" +
+                                std::to_string(m.arch.positions) + " rows)");
+  return m.arch.positions > 0 ? T : 1;  // without positions every position gives the same value vector
+}
+
+}  // namespace
+
+LipschitzUpper readout_lipschitz_upper(const ModelT<ArbBall>& m) {
+  const ParamLayout L(m.arch);
+  const MapOffsets& ro = L.readout();
+  const long prec = m.precision.bits;
+  const int E = m.arch.E;
+  if (ro.kind == MapKind::Affine) {
+    std::vector<ArbBall> row;
+    for (int c = 0; c < E; ++c) row.push_back(m.params[row_major_index(ro.W, E, 0, c)]);
+    return {norm_of(row, prec).upper(), "affine: row norm"};
+  }
+  // The gradient on each linear piece is Σ_k D_k v_k with v_k = W2[0,k]·W1[k,:] and D_k ∈ {0, 1}.
+  const int p = ro.width;
+  std::vector<std::vector<ArbBall>> v(p);
+  for (int k = 0; k < p; ++k)
+    for (int c = 0; c < E; ++c)
+      v[k].push_back(m.params[row_major_index(ro.W2, p, 0, k)] * m.params[row_major_index(ro.W1, E, k, c)]);
+  if (p <= 16) {
+    // Every pattern, in Gray-code order: one vector added or removed per step.
+    std::vector<ArbBall> sum(E, ArbBall(0.0, prec));
+    double best = 0;
+    unsigned gray = 0;
+    for (unsigned step = 1; step < (1u << p); ++step) {
+      const unsigned next = step ^ (step >> 1);
+      const int k = __builtin_ctz(next ^ gray);
+      const bool add = next & (1u << k);
+      for (int c = 0; c < E; ++c) sum[c] = add ? sum[c] + v[k][c] : sum[c] - v[k][c];
+      gray = next;
+      best = std::max(best, norm_of(sum, prec).upper());
+    }
+    return {best, "ffn: every activation pattern"};
+  }
+  ArbBall rank_one(0.0, prec), w1(0.0, prec), w2(0.0, prec);
+  for (int k = 0; k < p; ++k) {
+    rank_one += norm_of(v[k], prec);
+    w2 += m.params[row_major_index(ro.W2, p, 0, k)] * m.params[row_major_index(ro.W2, p, 0, k)];
+    for (int c = 0; c < E; ++c) w1 += m.params[row_major_index(ro.W1, E, k, c)] * m.params[row_major_index(ro.W1, E, k, c)];
+  }
+  return {std::min(rank_one.upper(), (sqrt(w1) * sqrt(w2)).upper()), "ffn: min(sum of rank-one norms, Frobenius)"};
+}
+
+std::vector<double> head_value_norms_on_tokens(const ModelT<ArbBall>& m, const std::vector<std::vector<double>>& tokens,
+                                               int T) {
+  const ParamLayout L(m.arch);
+  std::vector<double> R(m.arch.layers.back().heads.size(), 0.0);
+  const int positions = positions_to_visit(m, T);
+  for (const auto& x : tokens) {
+    const Vec<ArbBall> xb = convert_sequence<ArbBall>({x}, m.precision).front();
+    for (int t = 0; t < positions; ++t) {
+      const std::vector<ArbBall> norms = head_value_norms(m, L, token_state(m, L, xb, t));
+      for (std::size_t i = 0; i < R.size(); ++i) R[i] = std::max(R[i], norms[i].upper());
+    }
+  }
+  return R;
+}
+
+std::vector<double> head_value_norms_on_box(const ModelT<ArbBall>& m, int T, double lo, double hi, int cells) {
+  const ParamLayout L(m.arch);
+  const int d = m.arch.d;
+  // At most 4096 cells in all.
+  while (cells > 1 && std::pow(static_cast<double>(cells), d) > 4096) --cells;
+  std::vector<double> R(m.arch.layers.back().heads.size(), 0.0);
+  const int positions = positions_to_visit(m, T);
+  std::vector<int> idx(d, 0);
+  const double w = (hi - lo) / cells;
+  while (true) {
+    Vec<ArbBall> x;
+    for (int i = 0; i < d; ++i)
+      x.push_back(ArbBall::interval(lo + w * idx[i], idx[i] + 1 == cells ? hi : lo + w * (idx[i] + 1), m.precision.bits));
+    for (int t = 0; t < positions; ++t) {
+      const std::vector<ArbBall> norms = head_value_norms(m, L, token_state(m, L, x, t));
+      for (std::size_t i = 0; i < R.size(); ++i) R[i] = std::max(R[i], norms[i].upper());
+    }
+    int i = 0;
+    while (i < d && ++idx[i] == cells) idx[i++] = 0;
+    if (i == d) break;
+  }
+  return R;
+}
+
+double family_error_upper(const ModelT<ArbBall>& m, const std::vector<std::vector<std::vector<ArbBall>>>& inputs,
+                          const std::vector<ArbBall>& targets) {
+  if (inputs.size() != targets.size()) throw ContractError("family_error_upper", "one target per input");
+  const ParamLayout L(m.arch);
+  double worst = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const ArbBall err = abs(forward(m, L, inputs[i]).y - targets[i]);
+    worst = std::max(worst, err.upper());
+    if (!std::isfinite(worst)) return INFINITY;
+  }
+  return worst;
+}
+
+}  // namespace infoflow
