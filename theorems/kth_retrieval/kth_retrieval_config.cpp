@@ -22,6 +22,7 @@ KthRetrievalConfig kth_retrieval_config(const SuiteContext& ctx) {
   c.ks = int_list_option(ctx, "--k", 1, {1, 2, 3});
   c.fit_T = int_list_option(ctx, "--T", 1, {3, 4, 5, 6, 8});
   c.head_dims = int_list_option(ctx, "--n", 1, {1, 2});
+  c.class_T = ctx.profile == Profile::Quick ? std::vector<int>{3, 4, 5, 6, 7, 8, 9} : std::vector<int>{3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   for (int k : c.ks)
     for (int T : c.fit_T)
       if (k > T)

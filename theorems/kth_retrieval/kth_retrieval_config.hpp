@@ -17,6 +17,7 @@ struct KthRetrievalConfig {
   std::vector<double> l3_values{0.0, 0.5, 0.9};
   std::vector<double> beta_grid;  // L3: 0 and a log grid up to 1e4
   SingleLayerStudySettings study;
+  std::vector<int> class_T;  // the certified order-statistic class bound (docs/lower-bounds.md §5)
 };
 
 /// Throws InputError naming the option (--k, --T, --argmax-T, --eps, --n, --p); k > T is an error.

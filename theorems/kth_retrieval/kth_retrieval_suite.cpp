@@ -2,6 +2,7 @@
 // temperature isolates the k-th largest (L3, certified on its family), and Ceres fits for k = 1, 2, 3.
 #include "theorems/kth_retrieval/argmax_and_l3.hpp"
 #include "theorems/kth_retrieval/kth_fits.hpp"
+#include "theorems/kth_retrieval/order_statistic_bound.hpp"
 
 namespace infoflow {
 
@@ -18,6 +19,7 @@ SuiteInfo kth_retrieval_suite() {
     run_argmax_sweep(cfg, ctx, r);
     run_no_temperature_checks(cfg, ctx, r);
     run_kth_fits(cfg, ctx, r);
+    run_order_statistic_bound(cfg.class_T, cfg.head_dims, ctx, r);
     r.statement = "Stated (paper): retrieving the token with the k-th largest score, k >= 2, costs "
                   "Omega(eps^-(T-k-1)/(n+1)) parameters; k = 1 is cheap. Derived (docs/theory.md §4): the k = 1 construction "
                   "reaches any eps with M_ffn = 0 (exponent 0), by temperature alone.";
