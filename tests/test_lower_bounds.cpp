@@ -106,3 +106,142 @@ TEST_CASE("completion family: a range past the certified one is refused", "[lowe
   CHECK_FALSE(certify_completion_family(p, 512).certified);
 }
 
+
+#include "numerics/lower_bounds/model_quantities.hpp"
+#include "numerics/model/forward.hpp"
+#include "numerics/model/random_model.hpp"
+#include "theorems/common/model_class_bound.hpp"
+#include "theorems/depth_separation/class_lower_bound.hpp"
+#include "theorems/depth_separation/two_layer_construction.hpp"
+#include "theorems/kth_retrieval/kth_largest_target.hpp"
+#include "theorems/kth_retrieval/order_statistic_bound.hpp"
+
+TEST_CASE("dilution: the explicit model sits exactly on the bound", "[lower-bounds]") {
+  for (int T : {3, 4, 8, 13}) {
+    const DilutionModelCheck c = check_model_against_dilution(dilution_tight_model(T), T);
+    INFO("T=" << T << " L=" << c.lipschitz_upper << " R=" << c.value_norm << " err=" << c.family_error << " bound=" << c.bound);
+    CHECK(c.family_error < 1e-12);
+    CHECK(c.respects);
+    CHECK(c.ratio() >= 1.0);
+    CHECK(c.ratio() <= 1 + 1e-9);
+  }
+}
+
+TEST_CASE("model quantities: the certified value norms bound every sampled token", "[lower-bounds]") {
+  SplitMix64 rng = test::rng_for("model-quantities");
+  Architecture a;
+  a.d = 2, a.E = 3;
+  a.encoder = MapShape{MapKind::Ffn, 2, 3, 5};
+  a.layers = {LayerShape{{HeadShape{2, 2}, HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Ffn, 3, 1, 6};
+  for (int trial = 0; trial < 5 * test::multiplier(); ++trial) {
+    const Model m = random_model(a, rng);
+    const ModelT<ArbBall> mb = convert_model<ArbBall>(m, Precision{128});
+    const std::vector<double> R = head_value_norms_on_box(mb, 3, 0.0, 1.0);
+    const ParamLayout lay(a);
+    for (int s = 0; s < 200; ++s) {
+      const std::vector<double> x{rng.uniform(), rng.uniform()};
+      const std::vector<double> u = token_state(m, lay, x, 0);
+      const LayerOffsets& lo = lay.layers()[0];
+      int col = 0;
+      for (std::size_t h = 0; h < lo.heads.size(); ++h) {
+        const HeadOffsets& ho = lo.heads[h];
+        std::vector<double> v(ho.value_dim, 0.0), w(3, 0.0);
+        for (int r = 0; r < ho.value_dim; ++r)
+          for (int c = 0; c < 3; ++c) v[r] += m.params[row_major_index(ho.V, 3, r, c)] * u[c];
+        double n2 = 0;
+        for (int r = 0; r < 3; ++r) {
+          for (int c = 0; c < ho.value_dim; ++c) w[r] += m.params[row_major_index(lo.W_O, lo.concat_dim, r, col + c)] * v[c];
+          n2 += w[r] * w[r];
+        }
+        CHECK(std::sqrt(n2) <= R[h] * (1 + 1e-12));
+        col += ho.value_dim;
+      }
+    }
+  }
+}
+
+TEST_CASE("model quantities: the readout bound is exact on a rank-one FFN and never below a difference quotient",
+          "[lower-bounds]") {
+  const Model tight = dilution_tight_model(8);
+  const double L = readout_lipschitz_upper(convert_model<ArbBall>(tight, Precision{128})).value;
+  CHECK_THAT(L, Catch::Matchers::WithinRel(8 / std::sqrt(2.0), 1e-12));
+  // Difference quotients of the model's own readout along random segments.
+  SplitMix64 rng = test::rng_for("readout-quotients");
+  Architecture a;
+  a.d = 1, a.E = 4;
+  a.encoder = MapShape{MapKind::Affine, 1, 4, 0};
+  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Ffn, 4, 1, 7};
+  for (int trial = 0; trial < 10 * test::multiplier(); ++trial) {
+    const Model m = random_model(a, rng);
+    const double bound = readout_lipschitz_upper(convert_model<ArbBall>(m, Precision{128})).value;
+    const ParamLayout lay(a);
+    const MapOffsets& ro = lay.readout();
+    auto readout = [&](const std::vector<double>& c) {
+      double y = m.params[ro.b2];
+      for (int k = 0; k < 7; ++k) {
+        double h = m.params[ro.b1 + k];
+        for (int e = 0; e < 4; ++e) h += m.params[row_major_index(ro.W1, 4, k, e)] * c[e];
+        y += m.params[row_major_index(ro.W2, 7, 0, k)] * std::max(h, 0.0);
+      }
+      return y;
+    };
+    for (int s = 0; s < 100; ++s) {
+      std::vector<double> c1(4), c2(4);
+      double dist2 = 0;
+      for (int e = 0; e < 4; ++e) c1[e] = rng.uniform(-3, 3), c2[e] = rng.uniform(-3, 3), dist2 += (c1[e] - c2[e]) * (c1[e] - c2[e]);
+      CHECK(std::fabs(readout(c1) - readout(c2)) <= bound * std::sqrt(dist2) * (1 + 1e-12) + 1e-14);
+    }
+  }
+}
+
+TEST_CASE("bound command logic: tight model respects, memorising width is vacuous, two layers refused", "[lower-bounds]") {
+  ModelBoundRequest q;
+  q.T = 5;
+  q.max_family_inputs = 200;
+  q.random_samples = 50;
+  const ModelBoundReport tight = bound_single_layer_model(dilution_tight_model(5), q);
+  REQUIRE(tight.dilution);
+  CHECK(tight.respects);
+  CHECK(tight.dilution->ratio() <= 1 + 1e-9);
+  // A wide-value model (n = 2T >= T - 1): the packing exponent is negative and the bound vacuous.
+  SplitMix64 rng = test::rng_for("memorising");
+  Architecture a;
+  a.d = 2, a.E = 12, a.positions = 5;
+  a.encoder = MapShape{MapKind::Affine, 2, 12, 0};
+  a.layers = {LayerShape{{HeadShape{1, 10}}, 0}};
+  a.readout = MapShape{MapKind::Ffn, 12, 1, 4};
+  const ModelBoundReport wide = bound_single_layer_model(random_model(a, rng), q);
+  CHECK(wide.packing.exponent < 0);
+  CHECK(wide.packing.vacuous);
+  CHECK(wide.respects);
+  // Two layers: refused.
+  CHECK_THROWS_AS(bound_single_layer_model(TwoLayerMinDotConstruction(2, 5, 0.1).model(), q), InputError);
+  // Out-of-range requests.
+  q.T = 2;
+  CHECK_THROWS_AS(bound_single_layer_model(dilution_tight_model(5), q), InputError);
+  q.T = 5;
+  q.target = "kth";
+  q.k = 2;
+  CHECK_THROWS_AS(bound_single_layer_model(dilution_tight_model(5), q), InputError);  // d = 2 for kth
+}
+
+TEST_CASE("order-statistic family: every completion reveals its order statistic", "[lower-bounds]") {
+  SplitMix64 rng = test::rng_for("order-statistic");
+  for (int T = 2; T <= 9; ++T)
+    for (int k = 1; k <= T; ++k) {
+      const int r = revealed_order_statistics(T, k);
+      CHECK(r == std::min(k, T - k + 1));
+      for (int s = 0; s < 10; ++s) {
+        const long G = 2 + static_cast<long>(rng.uniform_index(9));
+        std::vector<long> idx(r);
+        for (auto& i : idx) i = static_cast<long>(rng.uniform_index(static_cast<std::size_t>(G)));
+        for (int a = 0; a < r; ++a) {
+          const OrderStatisticInput in = order_statistic_input(T, k, G, idx, a);
+          REQUIRE(static_cast<int>(in.X.size()) == T);
+          CHECK(KthLargest{k}(in.X) == in.value);
+        }
+      }
+    }
+}

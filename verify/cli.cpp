@@ -9,6 +9,7 @@
 #include "numerics/util/file_io.hpp"
 #include "numerics/util/xy_csv.hpp"
 #include "reports/regression.hpp"
+#include "theorems/common/model_class_bound.hpp"
 #include "theorems/infoflow/planner.hpp"
 #include "reports/report_writer.hpp"
 #include "theorems/suite.hpp"
@@ -190,6 +191,17 @@ int cmd_eval(const std::string& weights, const std::string& inputs_path, const s
   }
   std::cout << out.dump(2) << "\n";
   return 0;
+}
+
+// ---- bound ----
+int cmd_bound(const std::string& weights, ModelBoundRequest q, bool as_json, std::uint64_t seed) {
+  q.seed = seed;
+  const Model model = convert_model<double>(weights_from_json(read_json_file(weights, "--weights"), 64), Precision{53});
+  const ModelBoundReport rep = bound_single_layer_model(model, q);
+  if (as_json) std::cout << json(rep).dump(2) << "\n";
+  else std::cout << model_bound_table(rep);
+  // A model below a certified class bound refutes the derivation (or exposes a bug): exit 1, like a failed check.
+  return rep.respects ? 0 : kExitCheckFailed;
 }
 
 // ---- fit ----
@@ -441,6 +453,16 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   eval->add_option("--weights", weights, "weights JSON (docs/weights-format.md)")->required();
   eval->add_option("--inputs", inputs, "inputs JSON: {\"inputs\": [sequence, ...]}")->required();
   eval->add_option("--precision", precision, "double | mpfr:BITS | arb:BITS");
+  ModelBoundRequest bound_request;
+  std::string bound_weights;
+  bool bound_json = false;
+  auto* bound = app.add_subcommand("bound", "check a single-layer model against the certified class lower bounds (L*R)");
+  bound->add_option("--weights", bound_weights, "weights JSON of a single-layer model")->required();
+  bound->add_option("--target", bound_request.target, "min-dot (Theorem 1, default) or kth (Theorem 2)");
+  bound->add_option("--T", bound_request.T, "sequence length (min-dot: 3..12)")->required();
+  bound->add_option("--k", bound_request.k, "rank, for --target kth (1 <= k <= T)");
+  bound->add_option("--max-family-inputs", bound_request.max_family_inputs, "largest family evaluated in arb (default 20000)");
+  bound->add_flag("--json", bound_json, "print JSON instead of a table");
   std::string csv, band;
   auto* fit = app.add_subcommand("fit", "fit log y against log x from a CSV with columns x,y");
   fit->add_option("--csv", csv, "CSV file with a header naming columns x and y")->required();
@@ -488,6 +510,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     if (all->parsed()) return cmd_all(g, only);
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, g.seed);
+    if (bound->parsed()) return cmd_bound(bound_weights, bound_request, bound_json, g.seed);
     if (plan->parsed()) return cmd_plan(po);
     if (regress->parsed()) return cmd_regress(baseline, current, junit, update_baseline);
     if (mutants->parsed()) return cmd_mutants(g, mutants_quick);

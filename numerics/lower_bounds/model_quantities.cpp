@@ -10,10 +10,14 @@ namespace infoflow {
 
 namespace {
 
+// √(Σ x²): the sum is ≥ 0 for every point of the balls, so arb_sqrtpos may discard the negative part that
+// interval squaring of a ball around 0 produces (plain sqrt would return an indeterminate ball).
 ArbBall norm_of(const std::vector<ArbBall>& v, long prec) {
   ArbBall acc(0.0, prec);
   for (const auto& x : v) acc += x * x;
-  return sqrt(acc);
+  ArbBall r(prec);
+  arb_sqrtpos(r.raw(), acc.raw(), prec);
+  return r;
 }
 
 // Per head i of the last layer: ‖W_O^(i) V_i u‖ for the token state u, as a ball.
@@ -35,6 +39,12 @@ std::vector<ArbBall> head_value_norms(const ModelT<ArbBall>& m, const ParamLayou
   return out;
 }
 
+// An upper bound as a double: +inf for an indeterminate ball (never NaN, which max() would drop).
+double upper_or_inf(const ArbBall& b) {
+  const double u = b.upper();
+  return std::isnan(u) ? INFINITY : u;
+}
+
 int positions_to_visit(const ModelT<ArbBall>& m, int T) {
   if (T < 1) throw InputError("--T", "expected T >= 1");
   if (m.arch.positions > 0 && T > m.arch.positions)
@@ -53,7 +63,7 @@ LipschitzUpper readout_lipschitz_upper(const ModelT<ArbBall>& m) {
   if (ro.kind == MapKind::Affine) {
     std::vector<ArbBall> row;
     for (int c = 0; c < E; ++c) row.push_back(m.params[row_major_index(ro.W, E, 0, c)]);
-    return {norm_of(row, prec).upper(), "affine: row norm"};
+    return {upper_or_inf(norm_of(row, prec)), "affine: row norm"};
   }
   // The gradient on each linear piece is Σ_k D_k v_k with v_k = W2[0,k]·W1[k,:] and D_k ∈ {0, 1}.
   const int p = ro.width;
@@ -72,7 +82,7 @@ LipschitzUpper readout_lipschitz_upper(const ModelT<ArbBall>& m) {
       const bool add = next & (1u << k);
       for (int c = 0; c < E; ++c) sum[c] = add ? sum[c] + v[k][c] : sum[c] - v[k][c];
       gray = next;
-      best = std::max(best, norm_of(sum, prec).upper());
+      best = std::max(best, upper_or_inf(norm_of(sum, prec)));
     }
     return {best, "ffn: every activation pattern"};
   }
@@ -82,19 +92,18 @@ LipschitzUpper readout_lipschitz_upper(const ModelT<ArbBall>& m) {
     w2 += m.params[row_major_index(ro.W2, p, 0, k)] * m.params[row_major_index(ro.W2, p, 0, k)];
     for (int c = 0; c < E; ++c) w1 += m.params[row_major_index(ro.W1, E, k, c)] * m.params[row_major_index(ro.W1, E, k, c)];
   }
-  return {std::min(rank_one.upper(), (sqrt(w1) * sqrt(w2)).upper()), "ffn: min(sum of rank-one norms, Frobenius)"};
+  return {std::min(upper_or_inf(rank_one), upper_or_inf(norm_of({sqrt(w1) * sqrt(w2)}, prec))), "ffn: min(sum of rank-one norms, Frobenius)"};
 }
 
-std::vector<double> head_value_norms_on_tokens(const ModelT<ArbBall>& m, const std::vector<std::vector<double>>& tokens,
+std::vector<double> head_value_norms_on_tokens(const ModelT<ArbBall>& m, const std::vector<std::vector<ArbBall>>& tokens,
                                                int T) {
   const ParamLayout L(m.arch);
   std::vector<double> R(m.arch.layers.back().heads.size(), 0.0);
   const int positions = positions_to_visit(m, T);
   for (const auto& x : tokens) {
-    const Vec<ArbBall> xb = convert_sequence<ArbBall>({x}, m.precision).front();
     for (int t = 0; t < positions; ++t) {
-      const std::vector<ArbBall> norms = head_value_norms(m, L, token_state(m, L, xb, t));
-      for (std::size_t i = 0; i < R.size(); ++i) R[i] = std::max(R[i], norms[i].upper());
+      const std::vector<ArbBall> norms = head_value_norms(m, L, token_state(m, L, x, t));
+      for (std::size_t i = 0; i < R.size(); ++i) R[i] = std::max(R[i], upper_or_inf(norms[i]));
     }
   }
   return R;
@@ -115,7 +124,7 @@ std::vector<double> head_value_norms_on_box(const ModelT<ArbBall>& m, int T, dou
       x.push_back(ArbBall::interval(lo + w * idx[i], idx[i] + 1 == cells ? hi : lo + w * (idx[i] + 1), m.precision.bits));
     for (int t = 0; t < positions; ++t) {
       const std::vector<ArbBall> norms = head_value_norms(m, L, token_state(m, L, x, t));
-      for (std::size_t i = 0; i < R.size(); ++i) R[i] = std::max(R[i], norms[i].upper());
+      for (std::size_t i = 0; i < R.size(); ++i) R[i] = std::max(R[i], upper_or_inf(norms[i]));
     }
     int i = 0;
     while (i < d && ++idx[i] == cells) idx[i++] = 0;
@@ -130,8 +139,7 @@ double family_error_upper(const ModelT<ArbBall>& m, const std::vector<std::vecto
   const ParamLayout L(m.arch);
   double worst = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const ArbBall err = abs(forward(m, L, inputs[i]).y - targets[i]);
-    worst = std::max(worst, err.upper());
+    worst = std::max(worst, upper_or_inf(abs(forward(m, L, inputs[i]).y - targets[i])));
     if (!std::isfinite(worst)) return INFINITY;
   }
   return worst;

@@ -22,7 +22,7 @@ LipschitzUpper readout_lipschitz_upper(const ModelT<ArbBall>& model);
 
 /// Per head of the (single) layer: a certified upper bound on sup ‖W_O^(i) V_i P(x, t)‖ over the given
 /// tokens at every position t < T (t ranges over the positional table only when the model has one).
-std::vector<double> head_value_norms_on_tokens(const ModelT<ArbBall>& model, const std::vector<std::vector<double>>& tokens,
+std::vector<double> head_value_norms_on_tokens(const ModelT<ArbBall>& model, const std::vector<std::vector<ArbBall>>& tokens,
                                                int T);
 
 /// The same over the whole box [lo, hi]^d, by interval evaluation on `cells` equal cells per coordinate

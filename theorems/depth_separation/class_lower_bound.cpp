@@ -67,7 +67,7 @@ DilutionModelCheck check_model_against_dilution(const Model& model, int T) {
   const LipschitzUpper L = readout_lipschitz_upper(mb);
   c.lipschitz_upper = L.value;
   c.lipschitz_method = L.method;
-  c.value_norm = head_value_norms_on_tokens(mb, {e1, e2}, T).front();
+  c.value_norm = head_value_norms_on_tokens(mb, convert_sequence<ArbBall>({e1, e2}, Precision{kPrec}), T).front();
   c.bound = c.family_error < 0.5 ? dilution_lower_bound(T, std::max(c.family_error, 1e-300), c.positional) : 0.0;
   c.respects = (ArbBall(c.lipschitz_upper, kPrec) * ArbBall(c.value_norm, kPrec)).upper() >= c.bound;
   return c;

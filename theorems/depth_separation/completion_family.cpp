@@ -265,6 +265,22 @@ std::vector<std::vector<double>> completion_family_input(const CompletionFamilyP
   return X;
 }
 
+std::vector<std::vector<ArbBall>> completion_family_input_arb(const CompletionFamilyParams& p, long G,
+                                                             const std::vector<long>& index, int j, long prec) {
+  if (G < 2 || static_cast<int>(index.size()) != p.m || j < 0 || j >= p.m)
+    throw ContractError("completion_family_input_arb", "G >= 2, m grid indices and 0 <= j < m");
+  const Geometry<ArbBall> g(p, [&](double v) { return ArbBall(v, prec); });
+  const ArbBall one(1.0, prec);
+  std::vector<std::vector<ArbBall>> X;
+  for (int k = 0; k < p.m; ++k) {
+    const ArbBall a = g.r + ArbBall(p.rho, prec) * ArbBall(static_cast<double>(index[k]), prec) /
+                                ArbBall(static_cast<double>(G - 1), prec);
+    X.push_back({one - a * g.c[k], one - a * g.sn[k]});
+  }
+  X.push_back({g.s * g.c[j], g.s * g.sn[j]});
+  return X;
+}
+
 double completion_family_value(const CompletionFamilyParams& p, const std::vector<double>& theta, int j) {
   const Geometry<double> g = double_geometry(p);
   return p.s * (g.A[j] - p.r - theta[j]);

@@ -9,6 +9,8 @@
 // Each condition is affine, bilinear, or a convex quadratic in at most three coordinates of θ. The search
 // (double) finds parameters with a large range ρ·s; the certification decides every condition over its whole
 // box in arb, splitting boxes until each is certified, and reports how many boxes that took.
+#include "numerics/scalar/arb_ball.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,6 +58,11 @@ CompletionFamilyCertificate certify_completion_family(const CompletionFamilyPara
 /// The family input P(θ)⊕z_j as double tokens (for sampling and for `bound`): T = m + 1 tokens in [0,1]^2.
 std::vector<std::vector<double>> completion_family_input(const CompletionFamilyParams& p, const std::vector<double>& theta,
                                                          int j);
+/// The exact family input on the grid θ_k = ρ·index_k/(G − 1) followed by z_j, as arb balls (the tokens are the
+/// real family's, enclosed; the double version above rounds them).
+std::vector<std::vector<ArbBall>> completion_family_input_arb(const CompletionFamilyParams& p, long G,
+                                                             const std::vector<long>& index, int j, long prec = 128);
+
 /// The target on that input as the family says it is: s(cos φ_j + sin φ_j − r − θ_j).
 double completion_family_value(const CompletionFamilyParams& p, const std::vector<double>& theta, int j);
 

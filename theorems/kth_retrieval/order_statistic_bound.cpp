@@ -15,6 +15,9 @@ using nlohmann::json;
 
 namespace {
 constexpr long kPrec = 128;
+// Each coordinate uses this fraction of its interval of width 1/r, so neighbouring intervals stay apart by
+// 1e-9/r: rounding can then never swap two order statistics (the family's order is exact in double).
+constexpr double kIntervalFill = 1 - 1e-9;
 constexpr double kSlopeTolerance = 0.02;  // as Theorem 1's class-bound.slope
 const std::vector<double> kTableEps{1e-2, 1e-4, 1e-6, 1e-8};
 
@@ -31,7 +34,7 @@ int revealed_order_statistics(int T, int k) {
 
 PackingFamily order_statistic_packing_family(int T, int k) {
   const int r = revealed_order_statistics(T, k);
-  return PackingFamily{r, r, 1.0 / r, 1.0};
+  return PackingFamily{r, r, kIntervalFill / r, 1.0};
 }
 
 OrderStatisticInput order_statistic_input(int T, int k, long G, const std::vector<long>& index, int a) {
@@ -42,7 +45,7 @@ OrderStatisticInput order_statistic_input(int T, int k, long G, const std::vecto
   OrderStatisticInput in;
   std::vector<double> p(r);
   for (int i = 0; i < r; ++i)
-    p[i] = 1.0 - (i + 1.0) / r + static_cast<double>(index[i]) / (static_cast<double>(G - 1) * r);
+    p[i] = 1.0 - (i + 1.0) / r + kIntervalFill * static_cast<double>(index[i]) / (static_cast<double>(G - 1) * r);
   for (int i = 0; i < r; ++i) in.X.push_back({p[i]});
   for (int i = r; i < T - r + 1; ++i) in.X.push_back({0.0});
   for (int i = 0; i < r - 1; ++i) in.X.push_back({i < a ? 1.0 : 0.0});
@@ -77,7 +80,7 @@ void run_order_statistic_bound(const std::vector<int>& Ts, const std::vector<int
           for (int a = 0; a < rr; ++a) {
             const OrderStatisticInput in = order_statistic_input(T, k, G, idx, a);
             ++samples;
-            if (static_cast<int>(in.X.size()) != T || !(std::fabs(KthLargest{k}(in.X) - in.value) <= 1e-15)) {
+            if (static_cast<int>(in.X.size()) != T || KthLargest{k}(in.X) != in.value) {
               ++disagreements;
               if (first.empty()) first = "T=" + std::to_string(T) + ",k=" + std::to_string(k) + ": " + json(in.X).dump();
             }

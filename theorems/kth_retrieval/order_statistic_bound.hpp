@@ -1,8 +1,8 @@
 #pragma once
 // Theorem 2's hard side for a whole class (docs/lower-bounds.md §5): the completion-packing bound of
 // numerics/lower_bounds/completion_packing.hpp with an order-statistic family. With r = min(k, T − k + 1),
-// a prefix of T − r + 1 tokens carries r free order statistics p_1 ≥ … ≥ p_r (p_i in [1 − i/r, 1 − (i−1)/r],
-// the other prefix tokens 0), and the r completions of r − 1 tokens (a ones, r − 1 − a zeros, a = 0..r−1)
+// a prefix of T − r + 1 tokens carries r free order statistics p_1 ≥ … ≥ p_r (p_i in [1 − i/r, 1 − i/r + (1 − 1e-9)/r],
+// apart by 1e-9/r so rounding never reorders them; the other prefix tokens 0), and the r completions of r − 1 tokens (a ones, r − 1 − a zeros, a = 0..r−1)
 // reveal F_k = p_{k−a}: every order statistic of the prefix up to the r-th. For k > T − k + 1 the family is
 // mirrored (x ↦ 1 − x maps F_k to 1 − F_{T−k+1}). Certified exponent of L·R: r/(h(n+1)) − 1.
 #include "numerics/lower_bounds/completion_packing.hpp"
