@@ -31,12 +31,27 @@ expect "bad precision bits" 2 "--precision" -- "$cli" eval --weights "$work/bad.
 expect "bad profile" 2 "--profile: expected quick, full or nightly" -- "$cli" all --profile slow --out "$work/x"
 expect "bad threads" 2 "--threads" -- "$cli" all --threads -3 --out "$work/x"
 # eval on exported weights: a bad input value or token shape names the input's path.
-"$cli" thm1 --T 2 --eps 0.1 --fit-T 2 --p 2 --n 1 --out "$work/w" >/dev/null 2>&1
+"$cli" thm1 --T 2 --eps 0.1 --fit-T 2 --p 2 --n 1 --class-T 4 --out "$work/w" >/dev/null 2>&1
 weights="$work/w/weights/thm1-two-layer-d2-T2-eps0.1.json"
 echo '{"inputs": [[[0.1, 0.2], [0.3, "abc"]]]}' > "$work/in_bad.json"
 echo '{"inputs": [[[0.1, 0.2], [0.3]]]}' > "$work/in_shape.json"
 echo '{"tokens": []}' > "$work/in_key.json"
 echo '{"inputs": [[[0.1, 0.2], [0.3, 0.9]]]}' > "$work/in_ok.json"
+# bound: a single-layer model against the certified class bounds; two layers and bad requests exit 2.
+single="$work/w/weights/thm1-single-min-dot_T_2_n_1-p2.json"
+expect "bound fitted model" 0 "consistent with the class bounds" -- "$cli" bound --weights "$single" --T 4
+expect "bound json" 0 '"respects_class_bounds": true' -- "$cli" bound --weights "$single" --T 4 --json
+expect "bound two layers" 2 "--weights: the class bound speaks of single-layer models" -- "$cli" bound --weights "$weights" --T 4
+expect "bound bad T" 2 "--T: expected 3 <= T <= 12" -- "$cli" bound --weights "$single" --T 99
+expect "bound bad target" 2 "--target: expected min-dot or kth" -- "$cli" bound --weights "$single" --T 4 --target max
+expect "bound kth needs d=1" 2 "--weights: kth takes scalar tokens" -- "$cli" bound --weights "$single" --T 4 --target kth --k 2
+expect "certify two-layer" 0 "certified over the whole box" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 200
+expect "certify json" 0 '"sup_error_upper"' -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 50 --json
+expect "certify unspecified function" 2 "--target: column .*unspecified function" -- "$cli" certify --weights "$weights" --target 'min_{s,t} bil_1(x[s], x[t])' --T 2
+expect "certify bad box" 2 "--box: expected LO,HI" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --box 1
+expect "certify wrong d" 2 "--d: the model's tokens have d = 2" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --d 3
+expect "certify big T" 2 "--T: expected 1 <= T <= 64" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 100
+expect "bound bad class-T" 2 "--class-T" -- "$cli" thm1 --class-T 40 --out "$work/ct"
 expect "eval bad value" 2 '--inputs inputs\[0\]\[1\]\[1\]: expected a decimal number' -- "$cli" eval --weights "$weights" --inputs "$work/in_bad.json"
 expect "eval bad shape" 2 '--inputs inputs\[0\]\[1\]: expected a token of dimension d = 2' -- "$cli" eval --weights "$weights" --inputs "$work/in_shape.json"
 expect "eval missing key" 2 '--inputs: expected an object with the key' -- "$cli" eval --weights "$weights" --inputs "$work/in_key.json"

@@ -9,6 +9,7 @@
 #include "numerics/util/file_io.hpp"
 #include "numerics/util/xy_csv.hpp"
 #include "reports/regression.hpp"
+#include "theorems/common/certify_model.hpp"
 #include "theorems/common/model_class_bound.hpp"
 #include "theorems/infoflow/planner.hpp"
 #include "reports/report_writer.hpp"
@@ -202,6 +203,30 @@ int cmd_bound(const std::string& weights, ModelBoundRequest q, bool as_json, std
   else std::cout << model_bound_table(rep);
   // A model below a certified class bound refutes the derivation (or exposes a bug): exit 1, like a failed check.
   return rep.respects ? 0 : kExitCheckFailed;
+}
+
+// ---- certify ----
+int cmd_certify(const std::string& weights, CertifyRequest q, const std::string& box, bool as_json) {
+  if (!box.empty()) {
+    const auto comma = box.find(',');
+    const std::string expected = "expected LO,HI with LO < HI, got '" + box + "'";
+    if (comma == std::string::npos) throw InputError("--box", expected);
+    try {
+      std::size_t used = 0;
+      q.box_lo = std::stod(box.substr(0, comma), &used);
+      if (used != comma) throw InputError("--box", expected);
+      const std::string rest = box.substr(comma + 1);
+      q.box_hi = std::stod(rest, &used);
+      if (used != rest.size()) throw InputError("--box", expected);
+    } catch (const std::logic_error&) {
+      throw InputError("--box", expected);
+    }
+  }
+  const auto model = weights_from_json(read_json_file(weights, "--weights"), 256);
+  const CertifyReport rep = certify_model(model, q);
+  if (as_json) std::cout << json(rep).dump(2) << "\n";
+  else std::cout << certify_table(rep);
+  return 0;
 }
 
 // ---- fit ----
@@ -463,6 +488,20 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   bound->add_option("--k", bound_request.k, "rank, for --target kth (1 <= k <= T)");
   bound->add_option("--max-family-inputs", bound_request.max_family_inputs, "largest family evaluated in arb (default 20000)");
   bound->add_flag("--json", bound_json, "print JSON instead of a table");
+  CertifyRequest certify_request;
+  std::string certify_weights, certify_box;
+  bool certify_json = false;
+  auto* certify = app.add_subcommand("certify", "certified sup |model - F| over an input box (interval branch-and-bound)");
+  certify->add_option("--weights", certify_weights, "weights JSON (docs/weights-format.md)")->required();
+  certify->add_option("--target", certify_request.target, "target, e.g. 'min_{s,t} dot(x[s], x[t])'")->required();
+  certify->add_option("--T", certify_request.T, "sequence length")->required();
+  certify->add_option("--d", certify_request.d, "token dimension (default: the model's)");
+  certify->add_option("--box", certify_box, "input box LO,HI for every coordinate (default 0,1)");
+  certify->add_option("--gap", certify_request.relative_gap, "stop at upper <= lower (1 + G) (default 0.01)");
+  certify->add_option("--budget", certify_request.budget_seconds, "time budget in seconds (default 60)");
+  certify->add_option("--max-boxes", certify_request.max_boxes, "box budget (default 1e7; deterministic, unlike --budget)");
+  certify->add_option("--threads", certify_request.threads, "threads over boxes (default 1; the result does not depend on it)");
+  certify->add_flag("--json", certify_json, "print JSON instead of a table");
   std::string csv, band;
   auto* fit = app.add_subcommand("fit", "fit log y against log x from a CSV with columns x,y");
   fit->add_option("--csv", csv, "CSV file with a header naming columns x and y")->required();
@@ -510,6 +549,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     if (all->parsed()) return cmd_all(g, only);
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, g.seed);
+    if (certify->parsed()) return cmd_certify(certify_weights, certify_request, certify_box, certify_json);
     if (bound->parsed()) return cmd_bound(bound_weights, bound_request, bound_json, g.seed);
     if (plan->parsed()) return cmd_plan(po);
     if (regress->parsed()) return cmd_regress(baseline, current, junit, update_baseline);

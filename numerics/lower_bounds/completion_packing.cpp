@@ -108,7 +108,7 @@ ClassPackingBound completion_packing_bound(const SingleLayerClass& cls, const Pa
   // g = 2εα/(α − 1) (α = r/(h(n+1)) > 1) and its neighbours, and G = 2.
   const double steps_max = std::floor(fam.output_range / (2 * eps) * (1 - 1e-12));
   std::set<long> candidates{2};
-  if (steps_max >= 1 && steps_max < 1e15) {
+  if (steps_max >= 1 && steps_max < 1e15 && !mutated(Mutant::PackingGridStuckAtTwo)) {
     for (double s = steps_max; s >= 1; s /= 1.25) candidates.insert(static_cast<long>(s) + 1);
     const double alpha = static_cast<double>(fam.coordinates) / cls.embedding_dim();
     if (alpha > 1) {

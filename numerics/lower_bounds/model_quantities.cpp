@@ -2,6 +2,7 @@
 
 #include "numerics/model/forward.hpp"
 #include "numerics/util/errors.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -102,7 +103,11 @@ std::vector<double> head_value_norms_on_tokens(const ModelT<ArbBall>& m, const s
   const int positions = positions_to_visit(m, T);
   for (const auto& x : tokens) {
     for (int t = 0; t < positions; ++t) {
-      const std::vector<ArbBall> norms = head_value_norms(m, L, token_state(m, L, x, t));
+      std::vector<ArbBall> u = token_state(m, L, x, t);
+      if (mutated(Mutant::ValueNormSkipsEncoder))
+        for (int e = 0; e < m.arch.E; ++e)
+          u[e] = m.arch.positions > 0 ? m.params[row_major_index(L.positional(), m.arch.E, t, e)] : ArbBall(0.0, m.precision.bits);
+      const std::vector<ArbBall> norms = head_value_norms(m, L, u);
       for (std::size_t i = 0; i < R.size(); ++i) R[i] = std::max(R[i], upper_or_inf(norms[i]));
     }
   }

@@ -1,4 +1,5 @@
 #include "numerics/model/forward.hpp"
+#include "numerics/scalar/dual_ball.hpp"
 #include "numerics/util/mutation.hpp"
 
 #include "numerics/util/errors.hpp"
@@ -8,6 +9,9 @@
 namespace infoflow {
 
 namespace {
+
+// The largest T at which balls and boxes use the pairwise softmax (O(T²) per query).
+constexpr std::size_t kPairwiseSoftmaxMaxT = 64;
 
 template <class S>
 class ForwardPass {
@@ -122,6 +126,8 @@ class ForwardPass {
       for (int i = 0; i < ho.key_dim; ++i) s += query[i] * keys[t][i];
       logits[t] = beta * s;
     }
+    if constexpr (std::is_same_v<S, ArbBall> || std::is_same_v<S, DualBall>)
+      if (T <= kPairwiseSoftmaxMaxT && !mutated(Mutant::SoftmaxWithoutShift)) return pairwise_head(ho, keys, values, query);
     S top = logits[0];
     for (std::size_t t = 1; t < T; ++t) top = ScalarTraits<S>::max_of(top, logits[t]);
     if (mutated(Mutant::SoftmaxWithoutShift)) top = zero_;
@@ -135,6 +141,76 @@ class ForwardPass {
     for (auto& v : out) v /= denom;
     return out;
   }
+
+  // Balls and boxes: w_t = 1/(1 + Σ_{s≠t} exp(β q·(k_s − k_t))), so every weight is enclosed in (0, 1] and the
+  // query enters each logit difference once; the output, a convex combination of the values, is intersected
+  // with the values' hull. The plain form's enclosure explodes on a box (exp of a wide logit interval divided by a
+  // sum of such); this one stays finite (docs/certify.md). O(T²) per query, so only for T ≤ kPairwiseSoftmaxMaxT.
+  Vec<S> pairwise_head(const HeadOffsets& ho, const std::vector<Vec<S>>& keys, const std::vector<Vec<S>>& values,
+                       const Vec<S>& query) const {
+    const S& beta = m_.temperatures[ho.temperature];
+    const std::size_t T = keys.size();
+    const S one = ScalarTraits<S>::from_double(1.0, m_.precision);
+    Vec<S> out(ho.value_dim, zero_);
+    for (std::size_t t = 0; t < T; ++t) {
+      std::vector<S> z;  // β q·(k_s − k_t), s ≠ t
+      for (std::size_t s = 0; s < T; ++s) {
+        if (s == t) continue;
+        S diff = zero_;
+        for (int i = 0; i < ho.key_dim; ++i) diff += query[i] * (keys[s][i] - keys[t][i]);
+        z.push_back(beta * diff);
+      }
+      const S w = weight_from_differences(z, one);
+      for (int i = 0; i < ho.value_dim; ++i) out[i] += w * values[t][i];
+    }
+    for (int i = 0; i < ho.value_dim; ++i) {
+      ArbBall hull = value_of(values[0][i]);
+      for (std::size_t t = 1; t < T; ++t) hull = ArbBall::interval(hull, value_of(values[t][i]));
+      ArbBall& v = value_ref(out[i]);
+      ArbBall both(v.prec());
+      if (arb_intersection(both.raw(), v.raw(), hull.raw(), v.prec())) v = both;
+    }
+    return out;
+  }
+  // w = 1/(1 + Σ_s e^{z_s}) ∈ (0, 1], decreasing in every z_s: enclosed from the ends of each z_s (a ball
+  // around a wide exp(z) would reach below 0 and make 1/denominator useless).
+  static ArbBall weight_from_differences(const std::vector<ArbBall>& z, const ArbBall& one) {
+    const long prec = one.prec();
+    ArbBall denom_lo = one, denom_hi = one;
+    for (const ArbBall& zs : z) {
+      denom_lo += exp(zs.lower_end());
+      denom_hi += exp(zs.upper_end());
+    }
+    if (!denom_lo.is_finite() || !denom_hi.is_finite())
+      return ArbBall::interval(0.0, 1.0, prec);
+    return ArbBall::interval(one / denom_hi, one / denom_lo);
+  }
+  // With gradients: ∂w = −w² Σ_s e^{z_s} ∂z_s.
+  static DualBall weight_from_differences(const std::vector<DualBall>& z, const DualBall& one) {
+    std::vector<ArbBall> zv;
+    for (const DualBall& zs : z) zv.push_back(zs.value);
+    const ArbBall w = weight_from_differences(zv, one.value);
+    DualBall r(w);
+    for (const DualBall& zs : z) {
+      if (zs.grad.empty()) continue;
+      const ArbBall coef = -(w * w) * exp(zs.value);
+      if (r.grad.empty()) r.grad.assign(zs.grad.size(), ArbBall(0.0, w.prec()));
+      for (std::size_t i = 0; i < zs.grad.size(); ++i) r.grad[i] += coef * zs.grad[i];
+    }
+    return r;
+  }
+  template <class U>
+  static U weight_from_differences(const std::vector<U>&, const U&) {
+    throw ContractError("forward", "pairwise softmax on a point type");
+  }
+  static const ArbBall& value_of(const ArbBall& b) { return b; }
+  static const ArbBall& value_of(const DualBall& b) { return b.value; }
+  static ArbBall& value_ref(ArbBall& b) { return b; }
+  static ArbBall& value_ref(DualBall& b) { return b.value; }
+  template <class U>
+  static const ArbBall& value_of(const U&) { throw ContractError("forward", "pairwise softmax on a point type"); }
+  template <class U>
+  static ArbBall& value_ref(U&) { throw ContractError("forward", "pairwise softmax on a point type"); }
 
   const ModelT<S>& m_;
   const ParamLayout& L_;
@@ -160,11 +236,13 @@ Vec<S> token_state(const ModelT<S>& model, const ParamLayout& layout, const Vec<
 
 template Vec<double> token_state(const ModelT<double>&, const ParamLayout&, const Vec<double>&, int);
 template Vec<mpfr::mpreal> token_state(const ModelT<mpfr::mpreal>&, const ParamLayout&, const Vec<mpfr::mpreal>&, int);
+template Vec<DualBall> token_state(const ModelT<DualBall>&, const ParamLayout&, const Vec<DualBall>&, int);
 template Vec<ArbBall> token_state(const ModelT<ArbBall>&, const ParamLayout&, const Vec<ArbBall>&, int);
 
 template ForwardResult<double> forward(const ModelT<double>&, const ParamLayout&, const Sequence<double>&);
 template ForwardResult<mpfr::mpreal> forward(const ModelT<mpfr::mpreal>&, const ParamLayout&,
                                              const Sequence<mpfr::mpreal>&);
 template ForwardResult<ArbBall> forward(const ModelT<ArbBall>&, const ParamLayout&, const Sequence<ArbBall>&);
+template ForwardResult<DualBall> forward(const ModelT<DualBall>&, const ParamLayout&, const Sequence<DualBall>&);
 
 }  // namespace infoflow

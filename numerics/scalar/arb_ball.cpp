@@ -113,8 +113,44 @@ ArbBall binary(const ArbBall& a, const ArbBall& b, F f) {
 }
 }  // namespace
 
+ArbBall ArbBall::lower_end() const {
+  ArbBall r(prec_);
+  arf_t l;
+  arf_init(l);
+  arb_get_lbound_arf(l, v_, prec_);
+  arb_set_arf(r.v_, l);
+  arf_clear(l);
+  return r;
+}
+ArbBall ArbBall::upper_end() const {
+  ArbBall r(prec_);
+  arf_t u;
+  arf_init(u);
+  arb_get_ubound_arf(u, v_, prec_);
+  arb_set_arf(r.v_, u);
+  arf_clear(u);
+  return r;
+}
+
 ArbBall exp(const ArbBall& a) {
   ArbBall r = unary(a, arb_exp);
+  // A wide ball: arb's exp(mid)·(1 ± (e^rad − 1)) reaches below 0 once rad > ln 2, although e^x > 0. exp is
+  // increasing, so the hull of its values at the two ends is an enclosure, and a tight one.
+  if (r.is_finite() && mag_cmp_2exp_si(arb_radref(a.v_), -4) > 0) {
+    arf_t lo, hi;
+    arf_init(lo);
+    arf_init(hi);
+    arb_get_lbound_arf(lo, a.v_, a.prec_);
+    arb_get_ubound_arf(hi, a.v_, a.prec_);
+    ArbBall elo(a.prec_), ehi(a.prec_);
+    arb_set_arf(elo.v_, lo);
+    arb_set_arf(ehi.v_, hi);
+    arb_exp(elo.v_, elo.v_, a.prec_);
+    arb_exp(ehi.v_, ehi.v_, a.prec_);
+    arb_union(r.v_, elo.v_, ehi.v_, a.prec_);
+    arf_clear(lo);
+    arf_clear(hi);
+  }
   if (mutated(Mutant::ArbExpDropsRadius)) {  // evaluated at 53 bits, and the radius then dropped
     arb_exp(r.raw(), a.raw(), 53);
     mag_zero(arb_radref(r.raw()));

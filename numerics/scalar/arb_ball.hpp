@@ -52,6 +52,9 @@ class ArbBall {
   /// A lower bound, rounded down: -inf for an infinite radius, NaN for a NaN midpoint.
   double lower() const;
   bool is_finite() const;
+  /// The ball's exact lower and upper ends as zero-radius balls (−inf/+inf for an infinite radius).
+  ArbBall lower_end() const;
+  ArbBall upper_end() const;
   bool contains(const mpfr::mpreal& x) const;
   bool contains(const ArbBall& x) const;
   std::string to_string(long digits = 20) const;

@@ -71,6 +71,17 @@ const std::vector<MutantInfo>& all_mutants() {
        {"thm1-depth-separation"}},
       {Mutant::DilutionBoundDoubled, "dilution-bound-doubled", "the one-head dilution bound is computed as (1 - 2 eps) T",
        {"thm1-depth-separation"}},
+      {Mutant::CompletionSlackSignFlipped, "completion-slack-sign-flipped",
+       "the completion family's z_j.x_k condition is evaluated with its sign flipped", {"thm1-depth-separation"}},
+      {Mutant::PackingGridStuckAtTwo, "packing-grid-stuck-at-two", "the packing bound's grid search returns G = 2 only",
+       {"thm1-depth-separation", "thm2-kth-retrieval"}},
+      {Mutant::ValueNormSkipsEncoder, "value-norm-skips-encoder",
+       "value norms R are computed from the positional term only (the encoder's output dropped)", {"thm1-depth-separation"}},
+      {Mutant::MirrorRankOffByOne, "mirror-rank-off-by-one",
+       "the mirrored order-statistic family reveals T - k instead of T - k + 1 statistics", {"thm2-kth-retrieval"}},
+      {Mutant::BnbDropsGradient, "bnb-drops-gradient",
+       "certify's mean-value form uses a zero gradient, so a box's enclosure is the centre value only",
+       {"thm1-depth-separation", "thm2-kth-retrieval"}},
   };
   return list;
 }

@@ -39,6 +39,11 @@ enum class Mutant {
   PackingWithoutNormaliser,     // the class packing container forgets the normaliser (dimension hn, not h(n+1))
   CompletionFamilyUnchecked,    // the completion family's conditions are taken as certified without checking
   DilutionBoundDoubled,         // the one-head dilution bound computed as twice (1 − 2ε)T/2
+  CompletionSlackSignFlipped,   // the completion family's z_j.x_k condition evaluated with its sign flipped
+  PackingGridStuckAtTwo,        // the packing bound's grid search returns G = 2 only
+  ValueNormSkipsEncoder,        // value norms R computed from the positional term only (the encoder dropped)
+  MirrorRankOffByOne,           // the mirrored order-statistic family reveals T − k instead of T − k + 1 statistics
+  BnbDropsGradient,             // certify's mean-value form uses a zero gradient (encloses e(c) only)
 };
 
 struct MutantInfo {

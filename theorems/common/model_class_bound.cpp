@@ -35,37 +35,72 @@ void for_each_grid_point(int r, long G, Visit visit) {
   }
 }
 
-// One grid family: its inputs (arb), the targets (arb), the family tokens (double, for R), and the packing data.
-struct GridFamily {
-  std::vector<std::vector<std::vector<ArbBall>>> inputs;
-  std::vector<ArbBall> targets;
-  std::vector<std::vector<ArbBall>> tokens;
-  PackingFamily packing;
-};
+// The largest certified |model − F| over every input of one grid family, evaluated one input at a time
+// (nothing of size G^r is kept). `visit` enumerates (input, target) pairs.
+template <class Enumerate>
+double grid_family_error(const ModelT<ArbBall>& mb, Enumerate enumerate) {
+  const ParamLayout L(mb.arch);
+  double worst = 0;
+  enumerate([&](const std::vector<std::vector<ArbBall>>& X, const ArbBall& F) {
+    const double u = abs(forward(mb, L, X).y - F).upper();
+    worst = std::max(worst, std::isnan(u) ? INFINITY : u);
+  });
+  return worst;
+}
 
-GridFamily min_dot_grid(const CompletionFamilyCertificate& cert, int d, long G) {
-  GridFamily f;
-  const CompletionFamilyParams& p = cert.params;
-  f.packing = PackingFamily{p.m, p.m, cert.output_range_lower, static_cast<double>(d)};
+// Theorem 1: every grid prefix with every completion z_j; d > 2 by zero padding (every product unchanged).
+template <class Visit>
+void enumerate_min_dot(const CompletionFamilyParams& p, int d, long G, Visit visit) {
   for_each_grid_point(p.m, G, [&](const std::vector<long>& idx) {
     for (int j = 0; j < p.m; ++j) {
       auto X = completion_family_input_arb(p, G, idx, j, kPrec);
-      for (auto& x : X) x.resize(d, ArbBall(0.0, kPrec));  // d > 2: zero padding leaves every product unchanged
-      f.targets.push_back(MinPairwiseDot{}(X));
-      // The prefix tokens recur in every completion: keep them once (j = 0), the completion always.
-      for (std::size_t t = j == 0 ? 0 : X.size() - 1; t < X.size(); ++t) f.tokens.push_back(X[t]);
-      f.inputs.push_back(std::move(X));
+      for (auto& x : X) x.resize(d, ArbBall(0.0, kPrec));
+      visit(X, MinPairwiseDot{}(X));
     }
   });
-  return f;
 }
 
-GridFamily kth_grid(int T, int k, long G) {
-  GridFamily f;
-  f.packing = order_statistic_packing_family(T, k);
-  const int r = f.packing.coordinates;
-  // The grid's values are doubles: the gap the packing may use is the smallest difference of neighbouring
-  // values actually present (exact in arb), times G − 1.
+// The distinct tokens of that family: x_k depends on index_k only, z_j on j only (G·m + m tokens).
+std::vector<std::vector<ArbBall>> min_dot_tokens(const CompletionFamilyParams& p, int d, long G) {
+  std::vector<std::vector<ArbBall>> tokens;
+  for (long v = 0; v < G; ++v)
+    for (int j = 0; j < p.m; ++j) {
+      auto X = completion_family_input_arb(p, G, std::vector<long>(p.m, v), j, kPrec);
+      for (auto& x : X) x.resize(d, ArbBall(0.0, kPrec));
+      if (j == 0) tokens.insert(tokens.end(), X.begin(), X.end() - 1);
+      if (v == 0) tokens.push_back(X.back());
+    }
+  return tokens;
+}
+
+// Theorem 2: every grid prefix with every completion Z_a, targets by the sorting network in arb.
+template <class Visit>
+void enumerate_kth(int T, int k, long G, Visit visit) {
+  const int r = revealed_order_statistics(T, k);
+  for_each_grid_point(r, G, [&](const std::vector<long>& idx) {
+    for (int a = 0; a < r; ++a) {
+      const Sequence<ArbBall> X = convert_sequence<ArbBall>(order_statistic_input(T, k, G, idx, a).X, Precision{kPrec});
+      visit(X, KthLargest{k}(X));
+    }
+  });
+}
+
+std::vector<std::vector<ArbBall>> kth_tokens(int T, int k, long G) {
+  const int r = revealed_order_statistics(T, k);
+  std::vector<std::vector<ArbBall>> tokens;
+  for (long v = 0; v < G; ++v)
+    for (int a : {0, r - 1}) {
+      const auto X = convert_sequence<ArbBall>(order_statistic_input(T, k, G, std::vector<long>(r, v), a).X, Precision{kPrec});
+      tokens.insert(tokens.end(), X.begin(), X.end());
+    }
+  return tokens;
+}
+
+// The grid's values are doubles: the range the packing may use is the smallest difference of neighbouring
+// values actually present (exact in arb), times G − 1.
+PackingFamily kth_packing(int T, int k, long G) {
+  PackingFamily f = order_statistic_packing_family(T, k);
+  const int r = f.coordinates;
   double min_gap = INFINITY;
   for (int i = 0; i < r; ++i)
     for (long v = 0; v + 1 < G; ++v) {
@@ -74,21 +109,17 @@ GridFamily kth_grid(int T, int k, long G) {
       const double lo = order_statistic_input(T, k, G, a, 0).X[i][0], hi = order_statistic_input(T, k, G, b, 0).X[i][0];
       min_gap = std::min(min_gap, (abs(ArbBall(hi, kPrec) - ArbBall(lo, kPrec))).lower());
     }
-  f.packing.output_range = (ArbBall(min_gap, kPrec) * ArbBall(static_cast<double>(G - 1), kPrec)).lower();
-  for_each_grid_point(r, G, [&](const std::vector<long>& idx) {
-    for (int a = 0; a < r; ++a) {
-      const OrderStatisticInput in = order_statistic_input(T, k, G, idx, a);
-      const Sequence<ArbBall> X = convert_sequence<ArbBall>(in.X, Precision{kPrec});
-      f.targets.push_back(KthLargest{k}(X));
-      if (a == 0) f.tokens.insert(f.tokens.end(), X.begin(), X.end());
-      else f.tokens.push_back(X.back());
-      f.inputs.push_back(X);
-    }
-  });
+  f.output_range = (ArbBall(min_gap, kPrec) * ArbBall(static_cast<double>(G - 1), kPrec)).lower();
   return f;
 }
 
+// Scalars one family evaluation touches: inputs × T × d (the cap keeps a run within minutes).
+constexpr double kMaxFamilyScalars = 5e7;
+
 void validate(const Model& m, const ModelBoundRequest& q) {
+  if (m.arch.head_count() < 1) throw InputError("--weights", "the model has no attention head");
+  for (const auto& h : m.arch.layers.empty() ? std::vector<HeadShape>{} : m.arch.layers[0].heads)
+    if (h.value_dim < 1) throw InputError("--weights", "every head needs value dimension >= 1");
   if (m.arch.layers.size() != 1)
     throw InputError("--weights", "the class bound speaks of single-layer models; this file has " +
                                       std::to_string(m.arch.layers.size()) + " layers");
@@ -126,35 +157,43 @@ ModelBoundReport bound_single_layer_model(const Model& model, const ModelBoundRe
   rep.lipschitz_method = L.method;
   for (double v : head_value_norms_on_box(mb, q.T, 0.0, 1.0)) rep.value_norm_box = std::max(rep.value_norm_box, v);
 
-  // The packing bound on the largest grid family within the input budget (G = 2, 3, …).
+  // The packing bound on the largest grid family within the input budget.
   const SingleLayerClass cls{rep.heads, rep.value_dim};
   const bool min_dot = q.target == "min-dot";
   std::optional<CompletionFamilyCertificate> cert;
   if (min_dot) {
     cert = certify_completion_family(completion_family_for(q.T - 1, derive_seed(q.seed, "family-m" + std::to_string(q.T - 1))));
-    if (!cert->certified) throw ContractError("bound", "the completion family for T = " + std::to_string(q.T) + " did not certify");
+    if (!cert->certified) rep.note = "no certified completion family for T = " + std::to_string(q.T) + ": " + cert->failure;
   }
   const int r = min_dot ? q.T - 1 : revealed_order_statistics(q.T, q.k);
   std::vector<std::vector<ArbBall>> family_tokens;
   // Nested grids G − 1 = 1, 2, 4, …: finer grids make the bound larger when the model's error allows it.
-  for (long G = 2; std::pow(static_cast<double>(G), r) * r <= static_cast<double>(q.max_family_inputs); G = 2 * G - 1) {
-    const GridFamily fam = min_dot ? min_dot_grid(*cert, model.arch.d, G) : kth_grid(q.T, q.k, G);
-    const double err = family_error_upper(mb, fam.inputs, fam.targets);
-    family_tokens.insert(family_tokens.end(), fam.tokens.begin(), fam.tokens.end());
+  for (long G = 2; (!min_dot || cert->certified); G = 2 * G - 1) {
+    const double inputs = std::pow(static_cast<double>(G), r) * r;
+    if (inputs > static_cast<double>(q.max_family_inputs) || inputs * q.T * model.arch.d > kMaxFamilyScalars) break;
+    const PackingFamily fam = min_dot ? PackingFamily{r, r, cert->output_range_lower, static_cast<double>(model.arch.d)}
+                                      : kth_packing(q.T, q.k, G);
+    const double err = min_dot ? grid_family_error(mb, [&](auto visit) { enumerate_min_dot(cert->params, model.arch.d, G, visit); })
+                               : grid_family_error(mb, [&](auto visit) { enumerate_kth(q.T, q.k, G, visit); });
+    const auto tokens = min_dot ? min_dot_tokens(cert->params, model.arch.d, G) : kth_tokens(q.T, q.k, G);
+    family_tokens.insert(family_tokens.end(), tokens.begin(), tokens.end());
     PackingEvaluation e;
     e.grid = G;
-    e.family_inputs = static_cast<long>(fam.inputs.size());
+    e.family_inputs = static_cast<long>(inputs);
     e.family_error = err;
-    e.exponent = static_cast<double>(fam.packing.coordinates) / cls.embedding_dim() - 1;
-    e.trivial = std::max(0.0, (fam.packing.target_range - 2 * err) / (2.0 * cls.heads));
-    e.bound = std::isfinite(err) && err < 1 && fam.packing.output_range > 0
-                  ? completion_packing_bound_at_grid(cls, fam.packing, std::max(err, 1e-300), G, nullptr, kPrec)
+    e.exponent = static_cast<double>(fam.coordinates) / cls.embedding_dim() - 1;
+    e.trivial = std::max(0.0, (fam.target_range - 2 * err) / (2.0 * cls.heads));
+    e.bound = std::isfinite(err) && err < 1 && fam.output_range > 0
+                  ? completion_packing_bound_at_grid(cls, fam, std::max(err, 1e-300), G, nullptr, kPrec)
                   : 0.0;
     e.vacuous = !(e.bound > e.trivial);
     if (rep.packing.grid == 0 || e.bound > rep.packing.bound) rep.packing = e;
   }
-  // R as the bound uses it: on the family's tokens (the box bound, which covers every token, is reported beside it).
+  if (rep.packing.grid == 0 && rep.note.empty()) rep.note = "no grid family within the input budget (--max-family-inputs)";
+  // R as the bound uses it: on the family's tokens (the box bound, which covers every token, is reported beside
+  // it and stands in when no family was evaluated).
   for (double v : head_value_norms_on_tokens(mb, family_tokens, q.T)) rep.value_norm_family = std::max(rep.value_norm_family, v);
+  if (family_tokens.empty()) rep.value_norm_family = rep.value_norm_box;
   rep.lr_family = (ArbBall(rep.lipschitz_upper, kPrec) * ArbBall(rep.value_norm_family, kPrec)).upper();
   rep.respects = rep.lr_family >= rep.packing.bound;
   if (min_dot && rep.heads == 1) {
@@ -183,6 +222,7 @@ void to_json(json& j, const ModelBoundReport& r) {
            {"respects_class_bounds", r.respects}};
   if (r.target == "kth") j["k"] = r.k;
   j["packing"]["grade"] = "certified (family error in arb over every family input; bound in arb)";
+  if (!r.note.empty()) j["note"] = r.note;
   if (r.dilution) j["dilution"] = *r.dilution;
 }
 
@@ -201,6 +241,7 @@ std::string model_bound_table(const ModelBoundReport& r) {
     o << "  dilution: family error (certified) " << num(r.dilution->family_error) << ", class bound " << num(r.dilution->bound)
       << (r.dilution->bound > 0 ? "" : " (vacuous)") << "\n";
   o << "  sampled error (random inputs, not certified) " << num(r.sampled_error) << "\n";
+  if (!r.note.empty()) o << "  note: " << r.note << "\n";
   o << (r.respects ? "consistent with" : "INCONSISTENT with") << " the class bounds (L*R >= every bound)\n";
   return o.str();
 }

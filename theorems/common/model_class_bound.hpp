@@ -50,6 +50,7 @@ struct ModelBoundReport {
   std::optional<DilutionModelCheck> dilution;  // one head, min-dot only
   double sampled_error = 0;      // max |y − F| over random inputs (sampled, not certified)
   bool respects = true;          // every applicable bound ≤ L·R
+  std::string note;              // why a bound was not evaluated, if one was not
 };
 void to_json(nlohmann::json& j, const ModelBoundReport& r);
 

@@ -45,7 +45,7 @@ double completion_family_min_slack(const CompletionFamilyParams& p);
 /// Deterministic search (seeded) for parameters with a large ρ·s and every slack > 0 at ρ reduced by 5%.
 CompletionFamilyParams search_completion_family(int m, std::uint64_t seed, int evaluations = 4000);
 
-/// The family used for prefix length m: for 2 ≤ m ≤ 8 parameters found once by the search (4 seeds × 20,000
+/// The family used for prefix length m: for 2 ≤ m ≤ 11 parameters found once by the search (4 seeds × 20,000
 /// evaluations, ~1 min), for other m the search itself (4,000 evaluations, seeded). Either way nothing is
 /// trusted: the suite certifies the parameters it gets before it uses them.
 CompletionFamilyParams completion_family_for(int m, std::uint64_t seed);

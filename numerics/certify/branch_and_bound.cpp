@@ -1,0 +1,203 @@
+#include "numerics/certify/branch_and_bound.hpp"
+
+#include "numerics/util/errors.hpp"
+#include "numerics/util/mutation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <queue>
+
+namespace infoflow {
+
+namespace {
+
+struct Box {
+  std::vector<double> lo, hi;
+  double upper = INFINITY;  // certified sup |e| over the box
+  int split = 0;            // the coordinate to split next
+  long order = 0;           // creation order: ties in the queue are broken by it (determinism)
+};
+
+struct ByUpper {
+  bool operator()(const Box& a, const Box& b) const { return a.upper < b.upper || (a.upper == b.upper && a.order > b.order); }
+};
+
+struct Evaluated {
+  Box box;
+  double best_value = 0;  // the larger |e| at the centre and at the ascent vertex, rounded down
+  std::vector<double> best_point;
+};
+
+double abs_lower(const ArbBall& v) {
+  const double l = abs(v).lower();
+  return std::isnan(l) ? 0.0 : l;
+}
+
+double magnitude_upper(const ArbBall& b) {
+  const double u = std::max(std::fabs(b.lower()), std::fabs(b.upper()));
+  return std::isnan(u) ? INFINITY : u;
+}
+
+Evaluated evaluate(Box box, const BoxEvaluation& on_box, const PointEvaluation& at_point, long prec) {
+  const std::size_t n = box.lo.size();
+  std::vector<DualBall> in;
+  std::vector<ArbBall> c;
+  std::vector<double> center(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    in.push_back(DualBall::variable(ArbBall::interval(box.lo[i], box.hi[i], prec), i, n));
+    center[i] = 0.5 * (box.lo[i] + box.hi[i]);
+    c.emplace_back(center[i], prec);
+  }
+  DualBall e = on_box(in);
+  if (e.grad.empty()) e.grad.assign(n, ArbBall(0.0, prec));  // a function that is constant on the box
+  const ArbBall ec = at_point(c);
+  // Mean-value form: e(c) + Σ_i ∂_i e · (x_i − c_i) over the box.
+  ArbBall mv = ec;
+  bool mv_ok = e.grad.size() == n;
+  if (mutated(Mutant::BnbDropsGradient) && mv_ok) {
+    box.upper = magnitude_upper(ec);
+    box.split = 0;
+    for (std::size_t i = 1; i < n; ++i)
+      if (box.hi[i] - box.lo[i] > box.hi[box.split] - box.lo[box.split]) box.split = static_cast<int>(i);
+    return {std::move(box), abs_lower(ec), center};
+  }
+  for (std::size_t i = 0; i < n && mv_ok; ++i)
+    mv += e.grad[i] * ArbBall::interval(ArbBall(box.lo[i], prec) - c[i], ArbBall(box.hi[i], prec) - c[i]);
+  ArbBall enclosure(prec);
+  if (mv_ok && mv.is_finite() && arb_intersection(enclosure.raw(), e.value.raw(), mv.raw(), prec)) {
+  } else {
+    enclosure = e.value;
+  }
+  box.upper = magnitude_upper(enclosure);
+  // Split where the enclosure is widest: width × |∂_i e| (the widest side when no gradient is known).
+  double best_score = -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double w = box.hi[i] - box.lo[i];
+    const double g = mv_ok ? magnitude_upper(e.grad[i]) : 1.0;
+    const double score = std::isfinite(g) ? w * g : w * 1e300;
+    if (score > best_score && w > 0) best_score = score, box.split = static_cast<int>(i);
+  }
+  // A second candidate: the vertex of the box that the gradient at the centre points to (ascent of |e|).
+  double best = abs_lower(ec);
+  std::vector<double> best_point = center;
+  if (mv_ok) {
+    const double sign = ec.mid() >= 0 ? 1.0 : -1.0;
+    std::vector<double> vertex(n);
+    std::vector<ArbBall> vb;
+    for (std::size_t i = 0; i < n; ++i) {
+      vertex[i] = sign * e.grad[i].mid() > 0 ? box.hi[i] : box.lo[i];
+      vb.emplace_back(vertex[i], prec);
+    }
+    const double v = abs_lower(at_point(vb));
+    if (v > best) best = v, best_point = vertex;
+  }
+  return {std::move(box), best, std::move(best_point)};
+}
+
+}  // namespace
+
+BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const PointEvaluation& at_point,
+                                              const BranchAndBoundOptions& o) {
+  if (o.lo.empty() || o.lo.size() != o.hi.size()) throw InputError("--box", "expected a box with one interval per input");
+  for (std::size_t i = 0; i < o.lo.size(); ++i)
+    if (!(o.lo[i] <= o.hi[i]) || !std::isfinite(o.lo[i]) || !std::isfinite(o.hi[i]))
+      throw InputError("--box", "expected finite LO <= HI");
+  if (!(o.relative_gap >= 0) || !(o.absolute_gap >= 0)) throw InputError("--gap", "expected a gap >= 0");
+  if (!(o.budget_seconds > 0)) throw InputError("--budget", "expected a time budget > 0 seconds");
+  if (o.threads < 1 || o.batch < 1 || o.max_boxes < 1) throw InputError("--threads", "expected threads, batch and max boxes >= 1");
+
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  BranchAndBoundResult r;
+  long order = 0;
+  std::priority_queue<Box, std::vector<Box>, ByUpper> queue;
+  auto accept = [&](Evaluated&& ev) {
+    ++r.boxes;
+    if (ev.best_value > r.lower || r.argmax.empty()) r.lower = std::max(r.lower, ev.best_value), r.argmax = ev.best_point;
+    queue.push(std::move(ev.box));
+  };
+  // Start from a good lower bound: every corner of the box (up to 2^12) and a fixed set of pseudo-random points
+  // (a better lower bound prunes more boxes).
+  {
+    const std::size_t n = o.lo.size();
+    std::vector<std::vector<double>> seeds;
+    if (n <= 12)
+      for (std::size_t mask = 0; mask < (std::size_t{1} << n); ++mask) {
+        std::vector<double> x(n);
+        for (std::size_t i = 0; i < n; ++i) x[i] = (mask >> i) & 1 ? o.hi[i] : o.lo[i];
+        seeds.push_back(x);
+      }
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < 256; ++k) {
+      std::vector<double> x(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        x[i] = o.lo[i] + (o.hi[i] - o.lo[i]) * static_cast<double>(state >> 11) * 0x1.0p-53;
+      }
+      seeds.push_back(x);
+    }
+    std::vector<double> values(seeds.size());
+#pragma omp parallel for num_threads(o.threads) schedule(dynamic)
+    for (std::size_t k = 0; k < seeds.size(); ++k) {
+      std::vector<ArbBall> xb;
+      for (double v : seeds[k]) xb.emplace_back(v, o.prec);
+      values[k] = abs_lower(at_point(xb));
+    }
+    for (std::size_t k = 0; k < seeds.size(); ++k)
+      if (values[k] > r.lower || r.argmax.empty()) r.lower = values[k], r.argmax = seeds[k];
+  }
+  accept(evaluate(Box{o.lo, o.hi, INFINITY, 0, order++}, on_box, at_point, o.prec));
+  while (true) {
+    // Boxes that cannot beat the best point are done.
+    while (!queue.empty() && queue.top().upper <= r.lower) queue.pop();
+    const double upper = queue.empty() ? r.lower : std::max(r.lower, queue.top().upper);
+    r.upper = upper;
+    if (upper <= r.lower * (1 + o.relative_gap) || upper - r.lower <= o.absolute_gap) {
+      r.complete = true, r.stopped_by = "gap";
+      break;
+    }
+    if (elapsed() > o.budget_seconds) {
+      r.stopped_by = "budget";
+      break;
+    }
+    if (r.boxes >= o.max_boxes) {
+      r.stopped_by = "max-boxes";
+      break;
+    }
+    std::vector<Box> parents;
+    while (!queue.empty() && static_cast<int>(parents.size()) < o.batch) {
+      parents.push_back(queue.top());
+      queue.pop();
+    }
+    std::vector<Box> children;
+    for (const Box& p : parents) {
+      const int s = p.split;
+      const double mid = 0.5 * (p.lo[s] + p.hi[s]);
+      if (!(mid > p.lo[s] && mid < p.hi[s])) {
+        // Cannot split further: keep the box as it is (its bound stands), and stop refining it.
+        r.stopped_by = "resolution";
+        queue.push(p);
+        continue;
+      }
+      Box a{p.lo, p.hi, INFINITY, 0, order++}, b{p.lo, p.hi, INFINITY, 0, order++};
+      a.hi[s] = mid;
+      b.lo[s] = mid;
+      children.push_back(std::move(a));
+      children.push_back(std::move(b));
+    }
+    if (children.empty()) {
+      r.stopped_by = "resolution";
+      break;
+    }
+    std::vector<Evaluated> done(children.size());
+#pragma omp parallel for num_threads(o.threads) schedule(dynamic)
+    for (std::size_t i = 0; i < children.size(); ++i) done[i] = evaluate(children[i], on_box, at_point, o.prec);
+    for (auto& ev : done) accept(std::move(ev));
+  }
+  r.upper = std::max(r.upper, r.lower);
+  r.seconds = elapsed();
+  return r;
+}
+
+}  // namespace infoflow

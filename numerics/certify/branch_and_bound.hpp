@@ -1,0 +1,49 @@
+#pragma once
+// Interval branch-and-bound for sup_{x ∈ box} |e(x)| (docs/certify.md). The caller supplies two evaluations of e:
+// on a box, as a ball with a gradient enclosure (DualBall), and at a point, as a ball. On each box the enclosure is
+// the intersection of the natural one and the mean-value form e(c) + Σ_i ∂_i e(box)·(x_i − c_i); the point value
+// at the centre is a candidate for the supremum. Boxes are split on the coordinate of largest width × |∂_i e| and
+// pruned when they cannot beat the best point. The result is a certified upper bound and an attained lower bound.
+//
+// Deterministic: boxes are processed in fixed batches (independent of the thread count) and merged in order.
+#include "numerics/scalar/dual_ball.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace infoflow {
+
+using BoxEvaluation = std::function<DualBall(const std::vector<DualBall>& box)>;
+using PointEvaluation = std::function<ArbBall(const std::vector<ArbBall>& point)>;
+
+struct BranchAndBoundOptions {
+  std::vector<double> lo, hi;    // the box
+  double relative_gap = 1e-2;    // stop when upper ≤ lower·(1 + relative_gap) …
+  double absolute_gap = 0;       // … or upper − lower ≤ absolute_gap
+  double budget_seconds = 60;    // stop (incomplete) after this long
+  long max_boxes = 10'000'000;   // or after this many boxes
+  int threads = 1;
+  int batch = 16;                // boxes split per round (fixed, for determinism)
+  long prec = 128;
+};
+
+struct BranchAndBoundResult {
+  double upper = 0;               // certified: sup |e| ≤ upper over the whole box
+  double lower = 0;               // attained: |e(argmax)| ≥ lower
+  std::vector<double> argmax;     // the input that attains `lower`
+  long boxes = 0;                 // boxes evaluated
+  double seconds = 0;
+  bool complete = false;          // the gap was reached (otherwise the budget stopped it)
+  std::string stopped_by;         // "gap", "budget", "max-boxes"
+  double gap() const { return upper - lower; }
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BranchAndBoundResult, upper, lower, argmax, boxes, seconds, complete, stopped_by)
+
+/// Throws InputError for an empty or inverted box, a negative gap or budget, threads or batch < 1.
+BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const PointEvaluation& at_point,
+                                              const BranchAndBoundOptions& options);
+
+}  // namespace infoflow

@@ -1,0 +1,150 @@
+// `certify` (docs/certify.md): the target evaluator, gradient balls, branch-and-bound against brute force.
+#include "numerics/certify/branch_and_bound.hpp"
+#include "numerics/model/forward.hpp"
+#include "numerics/model/random_model.hpp"
+#include "numerics/util/errors.hpp"
+#include "test_support.hpp"
+#include "theorems/common/certify_model.hpp"
+#include "theorems/depth_separation/min_dot_target.hpp"
+#include "theorems/infoflow/target_eval.hpp"
+#include "theorems/kth_retrieval/kth_largest_target.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace infoflow;
+
+TEST_CASE("target evaluator agrees with the hand-written targets", "[certify]") {
+  SplitMix64 rng = test::rng_for("target-eval");
+  const ParsedTarget min_dot = parse_target("min_{s,t} dot(x[s], x[t])");
+  const ParsedTarget kth2 = parse_target("kth_largest(2, x[t])");
+  const ParsedTarget spread = parse_target("max_{s,t} norm(x[s] - x[t]) + 0.5");
+  for (int trial = 0; trial < 50 * test::multiplier(); ++trial) {
+    const auto X = random_cube_sequence(4, 2, rng);
+    check_target_evaluable(min_dot, 4, 2);
+    CHECK(evaluate_target(min_dot, X, Precision{53}) == MinPairwiseDot{}(X));
+    double far = 0;
+    for (const auto& a : X)
+      for (const auto& b : X) far = std::max(far, std::hypot(a[0] - b[0], a[1] - b[1]));
+    CHECK(evaluate_target(spread, X, Precision{53}) == Approx(far + 0.5).epsilon(1e-14));
+    const auto Y = random_cube_sequence(5, 1, rng);
+    CHECK(evaluate_target(kth2, Y, Precision{53}) == KthLargest{2}(Y));
+  }
+  // A ball input gives an enclosure of every point's value.
+  Sequence<ArbBall> B(3);
+  for (auto& x : B) x = {ArbBall::interval(0.2, 0.3, 128), ArbBall::interval(0.6, 0.9, 128)};
+  const ArbBall e = evaluate_target(min_dot, B, Precision{128});
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<std::vector<double>> X(3);
+    for (auto& x : X) x = {rng.uniform(0.2, 0.3), rng.uniform(0.6, 0.9)};
+    CHECK(e.contains(mpfr::mpreal(MinPairwiseDot{}(X))));
+  }
+}
+
+TEST_CASE("target evaluator refuses what it cannot evaluate", "[certify]") {
+  CHECK_THROWS_AS(check_target_evaluable(parse_target("min_{s,t} bil_1(x[s], x[t])"), 3, 2), InputError);
+  CHECK_THROWS_AS(check_target_evaluable(parse_target("sum_{i=1..3} lin_i(x[1])"), 3, 2), InputError);
+  CHECK_THROWS_AS(check_target_evaluable(parse_target("dot(x[1], x[5])"), 3, 2), InputError);
+  CHECK_THROWS_AS(check_target_evaluable(parse_target("x[1]"), 3, 2), InputError);  // a token, not a number
+  CHECK_THROWS_AS(check_target_evaluable(parse_target("kth_largest(4, x[t])"), 3, 1), InputError);
+  CHECK_THROWS_AS(check_target_evaluable(parse_target("min_{a,b,c,e,f} dot(x[a], x[b])"), 64, 2), InputError);  // 64^5
+  CHECK_NOTHROW(check_target_evaluable(parse_target("x[2]"), 3, 1));
+}
+
+TEST_CASE("gradient balls enclose finite differences of the forward pass", "[certify]") {
+  SplitMix64 rng = test::rng_for("dual-ball");
+  Architecture a;
+  a.d = 2, a.E = 3;
+  a.encoder = MapShape{MapKind::Ffn, 2, 3, 4};
+  a.layers = {LayerShape{{HeadShape{2, 2}}, 0}};
+  a.readout = MapShape{MapKind::Ffn, 3, 1, 4};
+  for (int trial = 0; trial < 10 * test::multiplier(); ++trial) {
+    const Model m = random_model(a, rng);
+    const ModelT<DualBall> dm = convert_model<DualBall>(m, Precision{128});
+    const ParamLayout L(a);
+    // A small box around a random point; the derivative at an interior point by central differences.
+    std::vector<double> c(6);
+    for (double& v : c) v = rng.uniform(0.1, 0.9);
+    Sequence<DualBall> X(3);
+    for (int i = 0; i < 6; ++i) X[i / 2].push_back(DualBall::variable(ArbBall::interval(c[i] - 1e-3, c[i] + 1e-3, 128), i, 6));
+    DualBall y = forward(dm, L, X).y;
+    if (y.grad.empty()) y.grad.assign(6, ArbBall(0.0, 128));  // constant on the box (every ReLU off)
+    REQUIRE(y.grad.size() == 6);
+    for (int i = 0; i < 6; ++i) {
+      auto at = [&](double delta) {
+        std::vector<std::vector<double>> P(3, std::vector<double>(2));
+        for (int j = 0; j < 6; ++j) P[j / 2][j % 2] = c[j] + (j == i ? delta : 0.0);
+        return forward(m, L, P).y;
+      };
+      const double fd = (at(1e-6) - at(-1e-6)) / 2e-6;
+      INFO("trial " << trial << " input " << i << " fd " << fd << " enclosure " << y.grad[i].to_string(10));
+      CHECK(y.grad[i].lower() <= fd + 1e-5);
+      CHECK(y.grad[i].upper() >= fd - 1e-5);
+    }
+  }
+}
+
+TEST_CASE("certify: the certified interval brackets a brute-force MPFR grid maximum", "[certify]") {
+  SplitMix64 rng = test::rng_for("certify-grid");
+  Architecture a;
+  a.d = 1, a.E = 2;
+  a.encoder = MapShape{MapKind::Affine, 1, 2, 0};
+  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Ffn, 2, 1, 3};
+  for (int trial = 0; trial < 3 * test::multiplier(); ++trial) {
+    const Model m = random_model(a, rng);
+    CertifyRequest q;
+    q.target = "max_{t} x[t]";
+    q.T = 2;
+    q.relative_gap = 1e-4;
+    q.max_boxes = 200000;
+    const CertifyReport rep = certify_model(convert_model<mpfr::mpreal>(m, Precision{256}), q);
+    // Brute force on a 201 x 201 grid in MPFR.
+    const auto hp = convert_model<mpfr::mpreal>(m, Precision{256});
+    const ParamLayout L(a);
+    double grid_max = 0;
+    for (int i = 0; i <= 200; ++i)
+      for (int j = 0; j <= 200; ++j) {
+        const Sequence<mpfr::mpreal> X{{mpfr::mpreal(i / 200.0, 256)}, {mpfr::mpreal(j / 200.0, 256)}};
+        const mpfr::mpreal e = forward(hp, L, X).y - std::max(X[0][0], X[1][0]);
+        grid_max = std::max(grid_max, std::fabs(e.toDouble()));
+      }
+    INFO("trial " << trial << ": certified [" << rep.result.lower << ", " << rep.result.upper << "], grid max " << grid_max
+                  << ", boxes " << rep.result.boxes);
+    CHECK(rep.result.complete);
+    CHECK(rep.result.lower <= rep.result.upper);
+    CHECK(grid_max <= rep.result.upper);
+    // The attained value re-evaluated in MPFR.
+    const Sequence<mpfr::mpreal> A{{mpfr::mpreal(rep.result.argmax[0], 256)}, {mpfr::mpreal(rep.result.argmax[1], 256)}};
+    const double attained = std::fabs((forward(hp, L, A).y - std::max(A[0][0], A[1][0])).toDouble());
+    CHECK(attained >= rep.result.lower * (1 - 1e-12));
+    // The grid cannot beat the supremum, and a fine grid comes close to it.
+    CHECK(grid_max >= rep.result.lower * 0.95);
+  }
+}
+
+TEST_CASE("certify: bad requests exit as input errors", "[certify]") {
+  Architecture a;
+  a.d = 1, a.E = 1;
+  a.encoder = MapShape{MapKind::Affine, 1, 1, 0};
+  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Affine, 1, 1, 0};
+  const auto m = convert_model<mpfr::mpreal>(make_model<double>(a), Precision{128});
+  CertifyRequest q;
+  q.target = "max_{t} x[t]";
+  q.T = 0;
+  CHECK_THROWS_AS(certify_model(m, q), InputError);
+  q.T = 3;
+  q.d = 2;
+  CHECK_THROWS_AS(certify_model(m, q), InputError);
+  q.d = 0;
+  q.box_lo = 1, q.box_hi = 0;
+  CHECK_THROWS_AS(certify_model(m, q), InputError);
+  q.box_lo = 0, q.box_hi = 1;
+  q.target = "frob(x[t])";
+  CHECK_THROWS_AS(certify_model(m, q), InputError);
+  q.target = "max_{t} x[t]";
+  q.relative_gap = -1;
+  CHECK_THROWS_AS(certify_model(m, q), InputError);
+}

@@ -1,0 +1,57 @@
+#pragma once
+// `infoflow-verify certify` (docs/certify.md): a certified sup |model − F| over an input box for any model file
+// and any target of the framework's syntax, by interval branch-and-bound (numerics/certify/branch_and_bound.hpp).
+// It certifies the real-number function the weights define (not its floating-point execution).
+#include "numerics/certify/branch_and_bound.hpp"
+#include "numerics/model/model.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace infoflow {
+
+struct CertifyRequest {
+  std::string target;        // framework syntax, e.g. "min_{s,t} dot(x[s], x[t])"
+  int T = 0;
+  int d = 0;                 // 0: the model's token dimension
+  double box_lo = 0, box_hi = 1;
+  double relative_gap = 1e-2;
+  double budget_seconds = 60;
+  long max_boxes = 10'000'000;  // a box budget makes the result deterministic (a time budget does not)
+  int threads = 1;
+};
+
+struct CertifyReport {
+  CertifyRequest request;
+  BranchAndBoundResult result;
+  double boxes_per_second = 0;
+};
+void to_json(nlohmann::json& j, const CertifyReport& r);
+std::string certify_table(const CertifyReport& r);
+
+/// Throws InputError (exit 2) for an unknown or non-evaluable target, a token dimension that is not the
+/// model's, T outside 1..64 or beyond the model's positional table, T·d > 64, an empty box, a gap < 0, a budget
+/// outside (0, 1 day], threads outside 1..256.
+CertifyReport certify_model(const ModelT<mpfr::mpreal>& model, const CertifyRequest& request);
+
+/// Two independent routes to one model's sup error (docs/certify.md §4): branch-and-bound (any model) against a
+/// lemma-composed certificate (the construction's own proof) and sampled errors. Fails when the attained lower bound
+/// exceeds the lemma certificate (one of them is wrong) or the certified upper bound is below a sampled error;
+/// reports how close the two certified bounds are.
+struct CertifyAgreementCase {
+  std::string name;                // e.g. "thm1 construction T=2 d=2 eps=0.1"
+  Model model;
+  std::string target;
+  int T = 0;
+  double lemma_bound = 0;          // certified by the lemmas
+  double sampled_max = 0;          // the largest sampled |model − F|
+  long max_boxes = 4000;           // deterministic budget
+};
+struct Check;
+Check certify_agreement_check(const std::string& id, const std::vector<CertifyAgreementCase>& cases);
+
+/// The largest |model − F| over `count` uniform inputs of [0,1]^{T·d} (double; seeded).
+double sampled_sup_error(const Model& model, const std::string& target, int T, int count, std::uint64_t seed);
+
+}  // namespace infoflow
