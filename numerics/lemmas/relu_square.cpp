@@ -68,4 +68,39 @@ ArbBall certified_sup_error_vs_square(const ReluExpansion& f, double c, double a
   return worst;
 }
 
+ErrorRange certified_error_range_vs_square(const ReluExpansion& f, double c, double a, double b, long prec) {
+  if (f.knots.size() != f.coeffs.size()) throw NumericError("ReLU expansion: knots and coefficients differ in count");
+  std::vector<double> cuts{a, b};
+  for (double t : f.knots)
+    if (t > a && t < b) cuts.push_back(t);
+  std::sort(cuts.begin(), cuts.end());
+  const ArbBall C(c, prec);
+  bool first = true;
+  ErrorRange range{ArbBall(0.0, prec), ArbBall(0.0, prec)};
+  auto include = [&](const ArbBall& v) {
+    if (first) range.lowest = v, range.highest = v, first = false;
+    else range.lowest = min(range.lowest, v), range.highest = max(range.highest, v);
+  };
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    const double l = cuts[i], r = cuts[i + 1];
+    if (!(r > l)) continue;
+    // On [l, r], f = α + γ z exactly, and f − c z² is a quadratic: its extremes are at the ends or the vertex.
+    ArbBall alpha(f.bias, prec), gamma(0.0, prec);
+    for (std::size_t j = 0; j < f.knots.size(); ++j)
+      if (f.knots[j] <= l) {
+        const ArbBall cj(f.coeffs[j], prec);
+        gamma += cj;
+        alpha -= cj * ArbBall(f.knots[j], prec);
+      }
+    auto err_at = [&](const ArbBall& z) { return alpha + gamma * z - C * z * z; };
+    include(err_at(ArbBall(l, prec)));
+    include(err_at(ArbBall(r, prec)));
+    if (c != 0.0) {
+      const ArbBall vertex = gamma / (ArbBall(2.0, prec) * C);
+      if (vertex.upper() >= l && vertex.lower() <= r) include(alpha + gamma * gamma / (ArbBall(4.0, prec) * C));
+    }
+  }
+  return range;
+}
+
 }  // namespace infoflow

@@ -26,4 +26,11 @@ ArbBall relu_square_error_bound(double a, double b, int m, long prec);
 /// On each piece between knots f is affine, so |f − c z²| peaks at an end or at the vertex.
 ArbBall certified_sup_error_vs_square(const ReluExpansion& f, double c, double a, double b, long prec);
 
+/// The signed range of f(z) − c z² over [a, b]: balls whose lower/upper ends bound its inf and sup. Sums of such
+/// ranges give the product rule of L5 its sharper form (both squares overshoot, so their errors partly cancel).
+struct ErrorRange {
+  ArbBall lowest, highest;
+};
+ErrorRange certified_error_range_vs_square(const ReluExpansion& f, double c, double a, double b, long prec);
+
 }  // namespace infoflow

@@ -90,43 +90,65 @@ std::map<std::pair<int, int>, ReluExpansion> group_ffn_units(const Model& model,
     return r == s.g() ? model.params[f.b2 + r] : 0.0;
   });
   std::map<std::pair<int, int>, ReluExpansion> groups;
+  int exponent_unused = 0;
   for (int j = 0; j < p1 && bad.empty(); ++j) {
     const double* row = &model.params[row_major_index(f.W1, E, j, 0)];
+    // A unit computes ReLU(a(x_i ± r_i) + b) = a·ReLU(x_i ± r_i − t) with a > 0 and knot t = −b/a (the construction
+    // uses a = 1/2 so that every weight is in [−1, 1]).
     int which = -1, sign = 0;
+    double scale = 0.0;
     for (int i = 0; i < d && which < 0; ++i)
-      if (row[s.x(i)] == 1.0 && (row[s.r(i)] == 1.0 || row[s.r(i)] == -1.0)) which = i, sign = row[s.r(i)] > 0 ? 1 : -1;
+      if (row[s.x(i)] > 0.0 && (row[s.r(i)] == row[s.x(i)] || row[s.r(i)] == -row[s.x(i)]))
+        which = i, sign = row[s.r(i)] > 0 ? 1 : -1, scale = row[s.x(i)];
     int nonzero = 0;
     for (int e = 0; e < E; ++e) nonzero += row[e] != 0.0;
     if (which < 0 || nonzero != 2) {
-      bad.push_back("layers[0].ffn.W1[" + std::to_string(j) + "]: a unit must read exactly x_i + r_i or x_i - r_i");
+      bad.push_back("layers[0].ffn.W1[" + std::to_string(j) + "]: a unit must read exactly a(x_i + r_i) or a(x_i - r_i), a > 0");
       break;
     }
     auto& g = groups[{which, sign}];
-    g.knots.push_back(-model.params[f.b1 + j]);
-    g.coeffs.push_back(model.params[row_major_index(f.W2, p1, s.g(), j)]);
+    // Exact in the construction (a = 1/2); for another a the knot and coefficient round once each, which the
+    // certificate does not cover: refuse anything but a power of two.
+    if (std::frexp(scale, &exponent_unused) != 0.5) {
+      bad.push_back("layers[0].ffn.W1[" + std::to_string(j) + "]: the input scale a must be a power of two");
+      break;
+    }
+    g.knots.push_back(-model.params[f.b1 + j] / scale);
+    g.coeffs.push_back(model.params[row_major_index(f.W2, p1, s.g(), j)] * scale);
   }
   return groups;
 }
 
-// sup |g(q) − x(q)ᵀr(q)| over the domain, in arb. With x ∈ [0,1]^d and r an average of tokens,
+// The range of g(q) − x(q)ᵀr(q) over the domain, in arb. With x ∈ [0,1]^d and r an average of tokens,
 // x_i + r_i ∈ [0, 2] and x_i − r_i ∈ [−1, 1]; g − xᵀr = b2[G] + Σ_i [φ_i+(x_i + r_i) − (x_i + r_i)²/4] +
-// [φ_i−(x_i − r_i) + (x_i − r_i)²/4]. Each group gets the constant that makes it exact at its left end;
-// what is left of b2[G] is added.
-ArbBall bound_interpolation(const Model& model, const ParamLayout& L,
-                            std::map<std::pair<int, int>, ReluExpansion>& groups, long prec) {
+// [φ_i−(x_i − r_i) + (x_i − r_i)²/4]. Each group gets the constant that makes it exact at its left end; what is
+// left of b2[G] is added. The signed ranges are summed (L5's product rule: the + groups overshoot and the −
+// groups undershoot, so the sum is within max(Σ highest, −Σ lowest), not Σ of both).
+struct InterpolationRange {
+  ArbBall lowest, highest;
+  ArbBall sup_abs() const { return max(abs(lowest), abs(highest)); }
+};
+
+InterpolationRange bound_interpolation(const Model& model, const ParamLayout& L,
+                                       std::map<std::pair<int, int>, ReluExpansion>& groups, long prec) {
   const MinDotSlots s{model.arch.d};
-  ArbBall interp(0.0, prec);
   ArbBall constant(model.params[L.layers()[0].ffn.b2 + s.g()], prec);
+  ArbBall lowest(0.0, prec), highest(0.0, prec);
   for (auto& [key, phi] : groups) {
     const double lo = key.second > 0 ? 0.0 : -1.0, hi = key.second > 0 ? 2.0 : 1.0, coef = key.second * 0.25;
     phi.bias = coef * lo * lo - phi(lo);
-    interp += certified_sup_error_vs_square(phi, coef, lo, hi, prec);
+    const ErrorRange e = certified_error_range_vs_square(phi, coef, lo, hi, prec);
+    lowest += e.lowest.lower_end();
+    highest += e.highest.upper_end();
     constant -= ArbBall(phi.bias, prec);
   }
   for (int i = 0; i < model.arch.d; ++i)
     for (int sign : {1, -1})
-      if (!groups.count({i, sign})) interp += ArbBall(1.0, prec);  // a missing square: error up to 1/4·|z|² ≤ 1
-  return interp + abs(constant);
+      if (!groups.count({i, sign})) {  // a missing square: its error is ∓(x ± r)²/4 ∈ [−1, 1]
+        lowest -= ArbBall(1.0, prec);
+        highest += ArbBall(1.0, prec);
+      }
+  return {lowest + constant, highest + constant};
 }
 
 }  // namespace
@@ -141,7 +163,8 @@ MinDotCertificate certify_two_layer_min_dot(const Model& model, int T, long prec
   check_fixed_weights(model, L, c.violations);
   auto groups = group_ffn_units(model, L, c.violations);
   if (!c.violations.empty()) return c;
-  const ArbBall interp = bound_interpolation(model, L, groups, prec);
+  const InterpolationRange range = bound_interpolation(model, L, groups, prec);
+  const ArbBall interp = range.sup_abs();
 
   const LayerOffsets &l1 = L.layers()[0], &l2 = L.layers()[1];
   const ArbBall beta1(model.temperatures[l1.heads[0].temperature], prec), beta2(model.temperatures[l2.heads[0].temperature], prec);
@@ -153,7 +176,7 @@ MinDotCertificate certify_two_layer_min_dot(const Model& model, int T, long prec
   c.layer2 = S2.upper();
   c.total = total.upper();
   c.total_simple = simple.upper();
-  c.lower_deviation = interp.upper();
+  c.lower_deviation = interp.upper();  // |g − xᵀr| ≤ interp in both directions
   c.hypotheses_ok = true;
   return c;
 }

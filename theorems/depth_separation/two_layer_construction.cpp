@@ -23,7 +23,8 @@ Architecture two_layer_min_dot_architecture(int d, int ffn_width) {
 }
 
 int TwoLayerMinDotConstruction::pieces_for(int d, double eps) {
-  const double h = std::sqrt(8.0 * eps / (3.0 * d));
+  // L5's product rule: the d products' errors are within d·h²/16 (both squares overshoot), so h²·d/16 ≤ ε/3.
+  const double h = std::sqrt(16.0 * eps / (3.0 * d));
   return static_cast<int>(std::ceil(2.0 / h));
 }
 
@@ -64,7 +65,9 @@ TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps)
   }
   model_.temperatures[l1.heads[0].temperature] = beta_;
 
-  // FFN_1: for each i, m units on x_i + r_i ∈ [0, 2] (coefficient +1/4) and m on x_i − r_i ∈ [−1, 1] (−1/4).
+  // FFN_1: for each i, m units on x_i + r_i ∈ [0, 2] (coefficient +1/4) and m on x_i − r_i ∈ [−1, 1] (−1/4). By ReLU's
+  // positive homogeneity each unit is written as ½·(x_i ± r_i) − ½·t with its output weight doubled: the same
+  // function exactly (×½ and ×2 are exact), and every weight lands in [−1, 1] (the knots t reach 2 − h).
   const ReluExpansion plus = relu_square_interpolant(0.0, 2.0, m_), minus = relu_square_interpolant(-1.0, 1.0, m_);
   const MapOffsets& f = l1.ffn;
   int unit = 0;
@@ -73,10 +76,10 @@ TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps)
     for (int sign : {+1, -1}) {
       const ReluExpansion& e = sign > 0 ? plus : minus;
       for (int j = 0; j < m_; ++j, ++unit) {
-        at(f.W1, E, unit, s.x(i)) = 1.0;
-        at(f.W1, E, unit, s.r(i)) = sign;
-        p[f.b1 + unit] = -e.knots[j];
-        at(f.W2, f.width, s.g(), unit) = sign * 0.25 * e.coeffs[j];
+        at(f.W1, E, unit, s.x(i)) = 0.5;
+        at(f.W1, E, unit, s.r(i)) = 0.5 * sign;
+        p[f.b1 + unit] = -0.5 * e.knots[j];
+        at(f.W2, f.width, s.g(), unit) = 2.0 * sign * 0.25 * e.coeffs[j];
         if (mutated(Mutant::L5PieceDropped) && i == 0 && sign > 0 && j == m_ / 2) at(f.W2, f.width, s.g(), unit) = 0.0;
       }
       bias += sign * 0.25 * e.bias;

@@ -6,17 +6,18 @@
 //   encoder     u(t) = [x(t); 0_d; 0; 1],  ĉ0 = [0_d; 0_d; 0; 1]             (affine, not an FFN)
 //   layer 1     score −β1 x(q)ᵀx(t), value x(t), written into R:  r(q) = Σ_t w_t x(t) ∈ [0,1]^d
 //   FFN_1       writes Σ_i ((x_i + r_i)² − (x_i − r_i)²)/4 into G, each square the L5 interpolant
-//               with m pieces on [0, 2] and on [−1, 1]: width p1 = 2dm
+//               with m pieces on [0, 2] and on [−1, 1]: width p1 = 2dm; each unit reads ½(x_i ± r_i) − ½t and
+//               its output weight is doubled (ReLU is positively homogeneous), so every weight is in [−1, 1]
 //   layer 2     CLS query reads ONE; score −β2 g(t), value g(t), written into the CLS's slot X[0]
 //               (zero for the CLS state: nothing else writes there, and G of the CLS holds FFN junk)
 //   readout     y = c[X0]                                                     (affine)
 //
 // Error budget (each line a lemma of docs/theory.md §2, combined in certify_two_layer_min_dot):
-//   interpolation   |g(q) − x(q)ᵀr(q)| ≤ Σ_i (e_i+ + e_i−)/4 ≤ d·h²/8, h = 2/m   (L5: each square ≤ h²/4)
+//   interpolation   |g(q) − x(q)ᵀr(q)| = |Σ_i (e_i+ − e_i−)|/4 ≤ d·h²/16, h = 2/m (L5: e± ∈ [0, h²/4], both overshoot)
 //   layer 1         x(q)ᵀr(q) ∈ [g*(q), g*(q) + S(T, β1)], g*(q) = min_t x(q)ᵀx(t) (L1: Gibbs mean of scores)
 //   layer 2         ŷ ∈ [min_t g(t), min_t g(t) + S(T, β2)]                        (L1)
-//   total           −d h²/8 ≤ ŷ − F ≤ d h²/8 + S(T, β1) + S(T, β2)
-// Choice for ε: m = ⌈2/h⌉ with h = √(8ε/(3d)) (interpolation ≤ ε/3), β1 = β2 = 3·S(T,1)/ε rounded up
+//   total           −d h²/16 ≤ ŷ − F ≤ d h²/16 + S(T, β1) + S(T, β2)
+// Choice for ε: m = ⌈2/h⌉ with h = √(16ε/(3d)) (interpolation ≤ ε/3), β1 = β2 = 3·S(T,1)/ε rounded up
 // (each L1 term ≤ ε/3). For T = 1 every L1 term is 0 and β = 1. M_ffn = p1(E+1) + E(p1+1) ∝ ε^{−1/2}.
 #include "numerics/model/model.hpp"
 
@@ -37,7 +38,7 @@ class TwoLayerMinDotConstruction {
   TwoLayerMinDotConstruction(int d, int T, double eps);
 
   /// The closed forms the construction uses, as functions of (d, ε) alone: they never read T.
-  static int pieces_for(int d, double eps);                   // m = ⌈2/h⌉, h = √(8ε/(3d))
+  static int pieces_for(int d, double eps);                   // m = ⌈2/h⌉, h = √(16ε/(3d))
   static std::size_t ffn_parameters_for(int d, double eps);   // M_ffn = p1(E+1) + E(p1+1), p1 = 2dm, E = 2d+2
 
   const Model& model() const { return model_; }
