@@ -67,10 +67,20 @@ bool cheaper(const CostExponent& a, const CostExponent& b) {
   return a.constant < b.constant;
 }
 CostExponent decode_cost(double tokens_per_T, double fixed_tokens, int d, int E) {
-  // max(0, T0·d/E − 1) with T0 = tokens_per_T·T + fixed_tokens.
+  // max(0, T0·d/E − 1) with T0 = tokens_per_T·T + fixed_tokens, E the numbers the decoded state carries.
   CostExponent c{fixed_tokens * d / E - 1.0, tokens_per_T * d / static_cast<double>(E)};
   if (c.per_T == 0 && c.constant < 0) c.constant = 0;
   return c;
+}
+
+// What the CLS state can carry about the tokens: every head of every layer adds a value mean (n numbers) and a
+// normaliser (1), so at most (n+1)·Σ_l h_l numbers, and never more than the state dimension E (docs/theory.md §6,
+// the segment lemma of docs/lower-bounds.md §1).
+int cls_capacity(const PlanArchitecture& a) {
+  int heads = 0;
+  for (int h : a.heads) heads += h;
+  const long numbers = static_cast<long>(heads) * (a.n + 1);
+  return static_cast<int>(std::min<long>(a.E, numbers));
 }
 
 // Max-position retrieval: polynomial in 1/eps with an exponent independent of T (Theorem 1's construction).
@@ -121,7 +131,7 @@ void apply(const Context& c, const HeadAssignment& h, const Knowledge& tok_befor
       if (k >= 2) {  // a k-th retrieval: possible, at Theorem 2's cost
         q.complete |= bit;
         cost = max_cost(cost, CostExponent{-(k + 1.0) / (c.a.n + 1), 1.0 / (c.a.n + 1)});
-        effect = "retrieves the " + std::to_string(k) + "-th largest (Theorem 2 cost)";
+        effect = "retrieves the " + std::to_string(k) + "-th largest (Theorem 2's stated, unverified cost)";
       } else if (c.s.order <= 1) {
         q.complete |= bit;
         cost = max_cost(cost, retrieval_cost());
@@ -158,12 +168,12 @@ bool final_cost(const Context& c, const Knowledge& cls, CostExponent& cost, std:
     }
     if (cls.specific) {
       cost = max_cost(cost, s.linear_in_tokens ? CostExponent{0.0, 0.0}
-                                               : decode_cost(0, static_cast<double>(s.fixed_positions.size()), c.a.d, c.a.E));
+                                               : decode_cost(0, static_cast<double>(s.fixed_positions.size()), c.a.d, cls_capacity(c.a)));
       how = s.linear_in_tokens ? "a linear read-out of the specific-position average" : "decode the fixed positions";
       return true;
     }
     if (cls.all) {
-      cost = max_cost(cost, decode_cost(1, 0, c.a.d, c.a.E));
+      cost = max_cost(cost, decode_cost(1, 0, c.a.d, cls_capacity(c.a)));
       how = "decode the fixed positions from a global average of all T tokens";
       return true;
     }
@@ -175,7 +185,7 @@ bool final_cost(const Context& c, const Knowledge& cls, CostExponent& cost, std:
     return true;
   }
   if (cls.all) {
-    cost = max_cost(cost, decode_cost(1, 0, c.a.d, c.a.E));
+    cost = max_cost(cost, decode_cost(1, 0, c.a.d, cls_capacity(c.a)));
     how = "decode the target from a global average of all T tokens (couples T tokens)";
     return true;
   }
