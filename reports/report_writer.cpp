@@ -89,9 +89,11 @@ struct Counts {
 Counts count_checks(const SuiteResult& r) {
   Counts c;
   auto add = [&](Verdict v) { (v == Verdict::Pass ? c.pass : v == Verdict::Fail ? c.fail : c.inconclusive)++; };
-  for (const auto& k : r.checks) add(k.verdict);
+  // One-sided evidence (supports or does not show) is reported but not counted: it cannot fail.
+  for (const auto& k : r.checks)
+    if (!k.one_sided) add(k.verdict);
   for (const auto& s : r.series)
-    if (s.band) add(s.verdict);
+    if (s.band && !s.one_sided) add(s.verdict);
   return c;
 }
 
@@ -222,7 +224,7 @@ void write_checks(std::ostringstream& md, std::ostringstream& html, const SuiteR
   md << "| check | grade | verdict | statement | measured | bound |\n|---|---|---|---|---|---|\n";
   html << "<table class=\"checks\"><tr><th>check</th><th>grade</th><th>verdict</th><th>statement</th><th>measured</th><th>bound</th></tr>\n";
   for (const auto& c : r.checks) {
-    const std::string side = c.one_sided ? " (one-sided: cannot fail by design)" : "";
+    const std::string side = c.one_sided ? " (one-sided evidence: supports or does not show; not counted in the verdict)" : "";
     std::string md_measured, html_measured;
     for (const auto& line : measured_lines(c.measured)) {
       md_measured += (md_measured.empty() ? "" : "<br>") + line;
@@ -334,8 +336,8 @@ void write_series(std::ostringstream& md, std::ostringstream& html, const SuiteR
     }
     if (s.band) {
       if (s.one_sided) {
-        md << "; one-sided evidence (pass or inconclusive by design, never fail)";
-        html << "; one-sided evidence (pass or inconclusive by design, never fail)";
+        md << "; one-sided evidence (supports or does not show, never fails; not counted in the verdict)";
+        html << "; one-sided evidence (supports or does not show, never fails; not counted in the verdict)";
       }
       md << "; pass band " << interval_text(*s.band) << ": **" << verdict_name(s.verdict) << "**";
       html << "; pass band " << interval_text(*s.band) << ": <span class=\"" << verdict_name(s.verdict) << "\">"

@@ -39,14 +39,16 @@ Interval interval_from(const json& j) {
 Verdict SuiteResult::overall() const {
   for (const auto& f : facts)
     if (!f.holds) return Verdict::Fail;
+  // One-sided evidence (a fit supports a lower bound or does not show it) never enters the verdict: only checks
+  // that can fail do (docs/result-format.md).
   bool inconclusive = false;
   for (const auto& c : checks) {
     if (c.verdict == Verdict::Fail) return Verdict::Fail;
-    inconclusive |= c.verdict == Verdict::Inconclusive;
+    inconclusive |= c.verdict == Verdict::Inconclusive && !c.one_sided;
   }
   for (const auto& s : series) {
     if (s.verdict == Verdict::Fail) return Verdict::Fail;
-    inconclusive |= s.verdict == Verdict::Inconclusive && s.band.has_value();
+    inconclusive |= s.verdict == Verdict::Inconclusive && s.band.has_value() && !s.one_sided;
   }
   return inconclusive ? Verdict::Inconclusive : Verdict::Pass;
 }
