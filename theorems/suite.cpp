@@ -1,4 +1,5 @@
 #include "theorems/suite.hpp"
+#include "numerics/sweep/distribution.hpp"
 
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
@@ -54,7 +55,7 @@ SuiteResult run_suite(const SuiteInfo& suite, const SuiteContext& ctx) {
   r.seed = ctx.seed;
   r.build_commit = INFOFLOW_BUILD_COMMIT;
   r.command = ctx.command;
-  write_json_file((std::filesystem::path(ctx.out_dir) / "result.json").string(), to_json(r));
+  if (is_root_process()) write_json_file((std::filesystem::path(ctx.out_dir) / "result.json").string(), to_json(r));
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include "numerics/util/errors.hpp"
 #include "numerics/util/file_io.hpp"
 #include "numerics/util/xy_csv.hpp"
+#include "numerics/sweep/distribution.hpp"
 #include "reports/regression.hpp"
 #include "theorems/common/certify_model.hpp"
 #include "theorems/common/model_class_bound.hpp"
@@ -291,7 +292,7 @@ void record_stopped_suite(const GlobalOptions& g, const SuiteInfo& suite, const 
   r.command = ctx.command;
   r.checks.push_back({"suite.completed", Grade::Exact, Verdict::Fail, "the suite ran to completion",
                       {{"error", error}}, {{"expected", "no error"}}});
-  write_json_file((std::filesystem::path(ctx.out_dir) / "result.json").string(), to_json(r));
+  if (is_root_process()) write_json_file((std::filesystem::path(ctx.out_dir) / "result.json").string(), to_json(r));
   results.push_back(r);
 }
 
@@ -329,6 +330,7 @@ int cmd_all(const GlobalOptions& g, const std::string& only) {
       record_stopped_suite(g, suite, ctx, e.what(), results);
     }
   }
+  if (!is_root_process()) return exit_code_for(results);  // under MPI the root writes the report
   const ReportFiles files = write_report(results, g.out);
   for (const auto& w : files.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   std::cout << summary_table(results);

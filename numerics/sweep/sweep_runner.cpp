@@ -1,4 +1,5 @@
 #include "numerics/sweep/sweep_runner.hpp"
+#include "numerics/sweep/distribution.hpp"
 
 #include "numerics/scalar/arb_ball.hpp"
 #include "numerics/util/errors.hpp"
@@ -19,6 +20,8 @@ namespace infoflow {
 
 SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint)
     : path_(std::move(path)), fingerprint_(std::move(fingerprint)) {
+  // Under MPI only the root owns checkpoints: a worker's checkpoint is empty and never touches the file.
+  if (!is_root_process()) return;
   const std::filesystem::path p(path_);
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
   std::string text;
@@ -87,6 +90,42 @@ void SweepCheckpoint::append(const std::string& key, const nlohmann::json& value
 
 namespace detail {
 
+namespace {
+
+// Several processes: the root hands out the pending points and keeps the checkpoint; then every rank gets the
+// records of all points (or the first error) from the root, so the suite code after the sweep runs on identical
+// data everywhere. A point's record does not depend on which rank computed it.
+std::vector<nlohmann::json> run_distributed(SweepDistributor& d, const std::string& label, const std::vector<std::string>& keys,
+                                            const std::function<nlohmann::json(std::size_t)>& compute,
+                                            const std::function<bool(const nlohmann::json&)>& readable,
+                                            SweepCheckpoint& checkpoint, const ProgressFn& progress) {
+  std::string text;
+  if (d.is_root()) {
+    std::vector<std::size_t> pending;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (!checkpoint.has(keys[i]) || !readable(checkpoint.get(keys[i]))) pending.push_back(i);
+    const std::size_t reused = keys.size() - pending.size();
+    std::size_t done = reused;
+    if (progress) progress(SweepProgress{label, reused, keys.size(), reused});
+    const std::string error = d.serve(pending, {}, [&](std::size_t i, const nlohmann::json& value) {
+      checkpoint.append(keys[i], value);
+      if (progress) progress(SweepProgress{label, ++done, keys.size(), reused});
+    });
+    nlohmann::json values = nlohmann::json::array();
+    if (error.empty())
+      for (const auto& key : keys) values.push_back(checkpoint.get(key));
+    text = nlohmann::json{{"error", error}, {"values", values}}.dump();
+  } else {
+    d.serve({}, compute, {});
+  }
+  const nlohmann::json all = nlohmann::json::parse(d.broadcast(text));
+  const std::string error = all.at("error").get<std::string>();
+  if (!error.empty()) throw NumericError("sweep '" + label + "': " + error);
+  return all.at("values").get<std::vector<nlohmann::json>>();
+}
+
+}  // namespace
+
 std::vector<nlohmann::json> run_sweep_json(const std::string& label, const std::vector<std::string>& keys,
                                            const std::function<nlohmann::json(std::size_t)>& compute,
                                            const std::function<bool(const nlohmann::json&)>& readable,
@@ -95,6 +134,8 @@ std::vector<nlohmann::json> run_sweep_json(const std::string& label, const std::
     std::set<std::string> unique(keys.begin(), keys.end());
     if (unique.size() != keys.size()) throw NumericError("sweep '" + label + "': duplicate point keys");
   }
+  if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1)
+    return run_distributed(*d, label, keys, compute, readable, checkpoint, progress);
   std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < keys.size(); ++i)
     if (!checkpoint.has(keys[i]) || !readable(checkpoint.get(keys[i]))) pending.push_back(i);

@@ -1,4 +1,5 @@
 #include "numerics/util/file_io.hpp"
+#include "numerics/sweep/distribution.hpp"
 
 #include "numerics/util/errors.hpp"
 
@@ -111,6 +112,9 @@ void write_json_file(const std::string& path, const json& j, const std::string& 
 }
 
 OutputFolderLock::OutputFolderLock(const std::string& dir, const std::string& argument) {
+  // Under MPI only the root writes results, so only the root holds the folder (workers write only the files of
+  // the points they compute, which no other process writes).
+  if (!is_root_process()) return;
   ensure_directory(dir, argument);
   const std::string lock_path = (fs::path(dir) / ".infoflow-lock").string();
   fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# MPI runs give the plain run's results (timings aside), and a worker killed mid-sweep loses nothing: the rerun
+# resumes from the root's checkpoints and completes with the same results (docs/scaling.md).
+# usage: mpi_test.sh PATH/TO/infoflow-verify PATH/TO/infoflow-verify-mpi MPIRUN
+set -uo pipefail
+cli="$1"; mpi_cli="$2"; mpirun="$3"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fails=0
+py=/usr/bin/python3
+
+same() {  # same NAME FILE_A FILE_B: result JSON equal once timings are removed
+  if "$py" - "$2" "$3" <<'PY'
+import json, sys
+def strip(j):
+    if isinstance(j, dict):
+        return {k: strip(v) for k, v in j.items() if k not in ("elapsed_seconds", "timings", "command", "seconds", "boxes_per_second")}
+    if isinstance(j, list):
+        return [strip(v) for v in j]
+    return j
+a, b = (strip(json.load(open(p))) for p in sys.argv[1:3])
+sys.exit(0 if a == b else 1)
+PY
+  then echo "ok   $1"; else echo "FAIL $1: $2 and $3 differ"; fails=$((fails+1)); fi
+}
+
+# 1. Same results as one process: a Theorem 1 run (construction, fits, witnesses, class bound) and two suites.
+args=(thm1 --T 2,4 --eps 0.1,0.01 --fit-T 2,3 --p 2,4 --n 1 --class-T 5)
+"$cli" "${args[@]}" --out "$work/plain1" >/dev/null 2>&1 || { echo "FAIL plain thm1 run"; exit 1; }
+"$mpirun" -np 3 "$mpi_cli" "${args[@]}" --out "$work/mpi1" >/dev/null 2>&1 || { echo "FAIL mpirun -np 3 thm1"; exit 1; }
+same "thm1: mpirun -np 3 = one process" "$work/plain1/result.json" "$work/mpi1/result.json"
+"$cli" all --only thm3,framework --out "$work/plain2" >/dev/null 2>&1 || { echo "FAIL plain all"; exit 1; }
+"$mpirun" -np 3 "$mpi_cli" all --only thm3,framework --out "$work/mpi2" >/dev/null 2>&1 || { echo "FAIL mpirun -np 3 all"; exit 1; }
+same "all --only thm3,framework: mpirun -np 3 = one process" "$work/plain2/results.json" "$work/mpi2/results.json"
+"$mpirun" -np 2 "$mpi_cli" all --only thm3,framework --out "$work/mpi2b" >/dev/null 2>&1 || { echo "FAIL mpirun -np 2 all"; exit 1; }
+same "all --only thm3,framework: mpirun -np 2 = one process" "$work/plain2/results.json" "$work/mpi2b/results.json"
+
+# 2. Kill a worker (SIGKILL) once the root has checkpointed some points; the run stops, the rerun resumes.
+kargs=(thm2 --k 1,2 --T 3,4 --argmax-T 2,8 --eps 0.1,0.01 --n 1,2 --p 2,4,8)
+"$cli" "${kargs[@]}" --out "$work/plain3" >/dev/null 2>&1 || { echo "FAIL plain thm2 run"; exit 1; }
+"$mpirun" -np 3 "$mpi_cli" "${kargs[@]}" --out "$work/mpi3" >"$work/killed.log" 2>&1 &
+runner=$!
+killed=""
+for _ in $(seq 1 600); do
+  if [[ -s "$work/mpi3/thm2-single-layer-fits.checkpoint.jsonl" ]]; then
+    for pid in $(pgrep -f "infoflow-verify-mpi thm2" || true); do
+      if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then kill -9 "$pid" && killed="$pid"; break; fi
+    done
+    [[ -n "$killed" ]] && break
+  fi
+  sleep 0.05
+done
+wait "$runner"; rc=$?
+if [[ -z "$killed" ]]; then
+  echo "FAIL kill: no worker to kill was found before the run ended (rc $rc)"; fails=$((fails+1))
+else
+  before=$(cat "$work/mpi3/"*.checkpoint.jsonl 2>/dev/null | wc -l)
+  echo "ok   killed worker rank 1 (pid $killed); mpirun exited $rc with $before checkpointed points"
+  "$mpirun" -np 3 "$mpi_cli" "${kargs[@]}" --out "$work/mpi3" >"$work/resumed.log" 2>&1 || { echo "FAIL the rerun after the kill"; tail -5 "$work/resumed.log"; fails=$((fails+1)); }
+  after=$(cat "$work/mpi3/"*.checkpoint.jsonl | wc -l)
+  if [[ $after -lt $before ]]; then echo "FAIL checkpointed points were lost ($before -> $after)"; fails=$((fails+1)); fi
+  grep -q "reused" "$work/resumed.log" || true
+  same "kill + rerun = one process" "$work/plain3/result.json" "$work/mpi3/result.json"
+fi
+[[ $fails -eq 0 ]] && echo "MPI tests: all passed" || { echo "MPI tests: $fails failed"; exit 1; }
