@@ -120,7 +120,9 @@ expect "thm1 p 0" 2 "--p: expected" -- "$cli" thm1 --p 0 --out "$work/x"
 expect "thm1 fit-T junk" 2 "--fit-T: expected" -- "$cli" thm1 --fit-T 2,x --out "$work/x"
 expect "thm1 d 1 is no separation" 2 "--d: expected d >= 2 .*--d1-control yes" -- "$cli" thm1 --d 1 --out "$work/x"
 expect "thm1 d1-control junk" 2 "--d1-control: expected yes" -- "$cli" thm1 --d 1 --d1-control maybe --out "$work/x"
-expect "plan exponent never negative" 0 "max\(0, 0.0625\*T - 1\) \(0.000000 at T = 8\)" -- "$cli" plan --target 'min_{t1,t2,t3} norm(x[t1]+x[t2]+x[t3])' --T 8
+# Decoding from the CLS state is priced against (n+1)·(heads) numbers (here 2 layers × 1 head × 2): 0.25·T − 1,
+# negative at T = 2 before the clamp.
+expect "plan exponent never negative" 0 "max\(0, 0.25\*T - 1\) \(0.000000 at T = 2\)" -- "$cli" plan --target 'min_{t1,t2,t3} norm(x[t1]+x[t2]+x[t3])' --T 2
 
 # regress: an unchanged rerun with the same seed passes; a moved exponent and a flipped check are named.
 expect "regress unchanged" 0 "0 regression\(s\)" -- "$cli" regress --baseline "$work/a/results.json" --current "$work/b"
