@@ -1,5 +1,8 @@
 #include "reports/text_format.hpp"
 
+#include <cmath>
+#include <cstdlib>
+
 #include <cctype>
 #include <cmath>
 #include <iomanip>
@@ -58,6 +61,16 @@ std::string junit_xml(const std::string& document_name, const std::vector<JUnitS
   }
   x << "</testsuites>\n";
   return x.str();
+}
+
+std::string format_bound(double v, int digits, bool upward) {
+  if (!std::isfinite(v)) return format_number(v, digits);
+  for (int d = std::max(1, digits); d <= 17; ++d) {
+    const std::string t = format_number(v, d);
+    const double parsed = std::strtod(t.c_str(), nullptr);
+    if (upward ? parsed >= v : parsed <= v) return t;
+  }
+  return format_number(std::nextafter(v, upward ? INFINITY : -INFINITY), 17);
 }
 
 }  // namespace infoflow

@@ -7,6 +7,10 @@
 namespace infoflow {
 
 /// `digits` significant digits; "+inf", "-inf" or "nan" for non-finite values.
+/// A bound as text that errs on its own side: the decimal printed is >= v (upward) or <= v (downward), with the
+/// fewest of `digits`..17 significant digits that allow it (a certified "sup <= U" must never print below U).
+std::string format_bound(double v, int digits, bool upward);
+
 std::string format_number(double v, int digits = 4);
 
 /// Escapes & < > " for HTML text, attributes and XML alike.

@@ -62,4 +62,18 @@ else
   grep -q "reused" "$work/resumed.log" || true
   same "kill + rerun = one process" "$work/plain3/result.json" "$work/mpi3/result.json"
 fi
+# 3. A failure on the root alone (the output folder is locked by another run) ends every rank at once: no hang.
+mkdir -p "$work/locked"
+flock "$work/locked/.infoflow-lock" sleep 60 &
+holder=$!
+sleep 0.3
+timeout 60 "$mpirun" -np 3 "$mpi_cli" all --only thm3 --out "$work/locked" >"$work/locked.log" 2>&1; rc=$?
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+if [[ $rc -eq 0 || $rc -eq 124 ]]; then echo "FAIL locked folder: exit $rc (expected an error, not success or a hang)"; fails=$((fails+1));
+elif ! grep -q "another infoflow-verify run is writing" "$work/locked.log"; then echo "FAIL locked folder: no lock message"; fails=$((fails+1));
+else echo "ok   a lock held elsewhere ends every rank (exit $rc)"; fi
+# 4. Only `all` and the suites run under MPI.
+"$mpirun" -np 2 "$mpi_cli" plan --target 'max_{t} dot(x[t], x[t])' >"$work/plan.log" 2>&1; rc=$?
+if [[ $rc -ne 2 ]] || ! grep -q "only \`all\` and the suite commands run under MPI" "$work/plan.log"; then
+  echo "FAIL plan under MPI: exit $rc"; cat "$work/plan.log"; fails=$((fails+1)); else echo "ok   plan under MPI is refused (exit 2)"; fi
 [[ $fails -eq 0 ]] && echo "MPI tests: all passed" || { echo "MPI tests: $fails failed"; exit 1; }

@@ -148,3 +148,15 @@ TEST_CASE("certify: bad requests exit as input errors", "[certify]") {
   q.relative_gap = -1;
   CHECK_THROWS_AS(certify_model(m, q), InputError);
 }
+
+#include "reports/text_format.hpp"
+
+TEST_CASE("certify prints bounds that err on their own side", "[certify]") {
+  SplitMix64 rng = test::rng_for("format-bound");
+  for (int i = 0; i < 2000; ++i) {
+    const double v = std::ldexp(rng.uniform(0.5, 1.0), static_cast<int>(rng.uniform_index(40)) - 20);
+    CHECK(std::strtod(format_bound(v, 6, true).c_str(), nullptr) >= v);
+    CHECK(std::strtod(format_bound(v, 6, false).c_str(), nullptr) <= v);
+  }
+  CHECK(format_bound(0.1234564, 6, true) != "0.123456");
+}

@@ -123,3 +123,17 @@ TEST_CASE("Checkpoint lines of the wrong shape are skipped, not fatal", "[sweep]
   REQUIRE(cp.get("b") == 2);
   std::filesystem::remove(path);
 }
+
+#include "numerics/sweep/distribution.hpp"
+
+TEST_CASE("records between processes keep NaN and infinities", "[sweep]") {
+  const nlohmann::json j{{"a", NAN}, {"b", {1.5, INFINITY, -INFINITY}}, {"c", "text"}, {"d", {{"e", 2}}}};
+  const nlohmann::json back = infoflow::decode_record_text(infoflow::encode_record_text(j));
+  CHECK(std::isnan(back["a"].get<double>()));
+  CHECK(back["b"][0].get<double>() == 1.5);
+  CHECK(std::isinf(back["b"][1].get<double>()));
+  CHECK(back["b"][2].get<double>() < 0);
+  CHECK(back["c"] == "text");
+  CHECK(back["d"]["e"] == 2);
+  CHECK(infoflow::is_root_process());  // a plain process writes its files
+}

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -223,6 +224,10 @@ int cmd_certify(const std::string& weights, CertifyRequest q, const std::string&
       throw InputError("--box", expected);
     }
   }
+  // A decimal end such as 0.3 is not a double: widen each non-integer end by one ulp outward, so the box
+  // certified contains the box typed.
+  if (q.box_lo != std::floor(q.box_lo)) q.box_lo = std::nextafter(q.box_lo, -INFINITY);
+  if (q.box_hi != std::floor(q.box_hi)) q.box_hi = std::nextafter(q.box_hi, INFINITY);
   const auto model = weights_from_json(read_json_file(weights, "--weights"), 256);
   const CertifyReport rep = certify_model(model, q);
   if (as_json) std::cout << json(rep).dump(2) << "\n";
@@ -319,6 +324,7 @@ int cmd_all(const GlobalOptions& g, const std::string& only) {
     const SuiteInfo& suite = *sp;
     std::fprintf(stderr, "[all] running %s (%s profile)\n", suite.id.c_str(), g.profile.c_str());
     const SuiteContext ctx = make_context(g, suite, (std::filesystem::path(g.out) / suite.id).string());
+    bool stopped = false;
     try {
       results.push_back(run_suite(suite, ctx));
     } catch (const InputError& e) {
@@ -326,9 +332,14 @@ int cmd_all(const GlobalOptions& g, const std::string& only) {
       // suite ran, so an InputError here is a suite's own and stops that suite only.
       if (e.argument() == "--out") throw;
       record_stopped_suite(g, suite, ctx, e.what(), results);
+      stopped = true;
     } catch (const std::exception& e) {
       record_stopped_suite(g, suite, ctx, e.what(), results);
+      stopped = true;
     }
+    // Under MPI a suite may have stopped on the root alone (a file it could not write): the ranks would fall out
+    // of step, so every rank ends now. The checkpoints keep the finished points for a rerun.
+    if (SweepDistributor* d = sweep_distributor(); stopped && d && d->size() > 1) d->abort(kExitInternal);
   }
   if (!is_root_process()) return exit_code_for(results);  // under MPI the root writes the report
   const ReportFiles files = write_report(results, g.out);
@@ -454,6 +465,13 @@ int cmd_mutants(const GlobalOptions& g, bool quick) {
   return rep.uncaught_mutants() > 0 || !rep.failing_without_mutant.empty() ? kExitCheckFailed : 0;
 }
 
+// An error under MPI may have happened on the root alone (the output folder's lock, a file it could not write):
+// every rank ends at once rather than wait for the others. Without MPI, or with one rank, this is the exit code.
+int end_distributed(int exit_code) {
+  if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1) d->abort(exit_code);
+  return exit_code;
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv, const char* single_suite) {
@@ -548,6 +566,12 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     (void)parse_profile(g.profile);
     (void)resolve_threads(g.threads);
     validate_out(g.out);
+    if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1) {
+      bool suite_command = all->parsed();
+      for (const auto& [cmd, suite] : suite_cmds) suite_command = suite_command || cmd->parsed();
+      if (!suite_command)
+        throw InputError("infoflow-verify-mpi", "only `all` and the suite commands run under MPI; run the others with infoflow-verify");
+    }
     if (all->parsed()) return cmd_all(g, only);
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, g.seed);
@@ -571,13 +595,13 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     return kExitBadInput;
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
+    return end_distributed(kExitBadInput);
   } catch (const ContractError& e) {
     std::cerr << "internal error (a bug in infoflow-verify, not in your input): " << e.what() << "\n";
-    return kExitInternal;
+    return end_distributed(kExitInternal);
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
-    return kExitInternal;
+    return end_distributed(kExitInternal);
   }
 }
 

@@ -65,12 +65,16 @@ class MpiDistributor final : public SweepDistributor {
         }
         const std::size_t i = std::stoull(receive_text(0, kTagTask));
         nlohmann::json reply{{"i", i}};
+        std::string text;
         try {
           reply["value"] = compute(i);
+          text = encode_record_text(reply);
         } catch (const std::exception& e) {
-          reply["error"] = e.what();
+          text = encode_record_text(nlohmann::json{{"i", i}, {"error", e.what()}});
+        } catch (...) {
+          text = encode_record_text(nlohmann::json{{"i", i}, {"error", "unknown exception"}});
         }
-        send_text(reply.dump(), 0, kTagResult);
+        send_text(text, 0, kTagResult);
       }
     }
     // Root: points in order, one per idle worker; the first error stops handing out.
@@ -89,7 +93,7 @@ class MpiDistributor final : public SweepDistributor {
     for (int w = 1; w < size_; ++w) next_or_stop(w);
     while (active > 0) {
       MPI_Status st;
-      const nlohmann::json reply = nlohmann::json::parse(receive_text(MPI_ANY_SOURCE, kTagResult, &st));
+      const nlohmann::json reply = decode_record_text(receive_text(MPI_ANY_SOURCE, kTagResult, &st));
       --active;
       if (reply.contains("error")) {
         if (error.empty()) error = reply["error"].get<std::string>();
@@ -107,6 +111,13 @@ class MpiDistributor final : public SweepDistributor {
       return text;
     }
     return receive_text(0, kTagBroadcast);
+  }
+
+  [[noreturn]] void abort(int exit_code) override {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+    std::_Exit(exit_code);  // MPI_Abort does not return; this only satisfies [[noreturn]]
   }
 
  private:

@@ -74,9 +74,11 @@ Evaluated evaluate(Box box, const BoxEvaluation& on_box, const PointEvaluation& 
   double best_score = -1;
   for (std::size_t i = 0; i < n; ++i) {
     const double w = box.hi[i] - box.lo[i];
+    const double mid = 0.5 * (box.lo[i] + box.hi[i]);
+    if (!(mid > box.lo[i] && mid < box.hi[i])) continue;  // a side that can no longer be split
     const double g = mv_ok ? magnitude_upper(e.grad[i]) : 1.0;
     const double score = std::isfinite(g) ? w * g : w * 1e300;
-    if (score > best_score && w > 0) best_score = score, box.split = static_cast<int>(i);
+    if (score > best_score) best_score = score, box.split = static_cast<int>(i);
   }
   // A second candidate: the vertex of the box that the gradient at the centre points to (ascent of |e|).
   double best = abs_lower(ec);

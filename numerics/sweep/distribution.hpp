@@ -26,7 +26,16 @@ class SweepDistributor {
                             const std::function<void(std::size_t, const nlohmann::json&)>& on_result) = 0;
   /// The root's `text`, on every rank.
   virtual std::string broadcast(const std::string& text) = 0;
+  /// Ends every rank at once. Used when a failure may have happened on the root alone (a file it could not
+  /// write, a lock it could not take): the ranks would otherwise fall out of step. Finished points stay in the
+  /// root's checkpoints, so rerunning the command resumes.
+  [[noreturn]] virtual void abort(int exit_code) = 0;
 };
+
+/// Sweep records as text between processes: nlohmann writes NaN and ±inf as null, which would not read back as
+/// the record a single process keeps in memory; these encode them as {"$nonfinite": "nan" | "inf" | "-inf"}.
+std::string encode_record_text(const nlohmann::json& j);
+nlohmann::json decode_record_text(const std::string& text);
 
 /// The process's distributor, or null for a plain process.
 SweepDistributor* sweep_distributor();

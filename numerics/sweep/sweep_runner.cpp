@@ -114,11 +114,11 @@ std::vector<nlohmann::json> run_distributed(SweepDistributor& d, const std::stri
     nlohmann::json values = nlohmann::json::array();
     if (error.empty())
       for (const auto& key : keys) values.push_back(checkpoint.get(key));
-    text = nlohmann::json{{"error", error}, {"values", values}}.dump();
+    text = encode_record_text(nlohmann::json{{"error", error}, {"values", values}});
   } else {
     d.serve({}, compute, {});
   }
-  const nlohmann::json all = nlohmann::json::parse(d.broadcast(text));
+  const nlohmann::json all = decode_record_text(d.broadcast(text));
   const std::string error = all.at("error").get<std::string>();
   if (!error.empty()) throw NumericError("sweep '" + label + "': " + error);
   return all.at("values").get<std::vector<nlohmann::json>>();

@@ -98,8 +98,8 @@ std::string certify_table(const CertifyReport& r) {
   auto num = [](double v) { return format_number(v, 6); };
   o << "target " << r.request.target << ", T = " << r.request.T << ", d = " << r.request.d << ", box [" << r.request.box_lo
     << ", " << r.request.box_hi << "]^" << r.request.T * r.request.d << "\n";
-  o << "  sup |model - F| <= " << num(r.result.upper) << "   (certified over the whole box)\n";
-  o << "  sup |model - F| >= " << num(r.result.lower) << "   (attained at";
+  o << "  sup |model - F| <= " << format_bound(r.result.upper, 6, true) << "   (certified over the whole box)\n";
+  o << "  sup |model - F| >= " << format_bound(r.result.lower, 6, false) << "   (attained at";
   for (double v : r.result.argmax) o << " " << format_number(v, 17);
   o << ")\n";
   o << "  gap " << num(r.result.gap()) << (r.result.complete ? " (requested gap reached)" : " (stopped by " + r.result.stopped_by + ")")
