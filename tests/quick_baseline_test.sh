@@ -4,13 +4,25 @@
 # lost, no certified bound looser). After a reviewed, intended change of results, refresh it with
 #   build/verify/infoflow-verify all --profile quick --out DIR
 #   build/verify/infoflow-verify regress --baseline reports/baselines/quick.json --current DIR --update-baseline
-# usage: quick_baseline_test.sh PATH/TO/infoflow-verify PATH/TO/quick.json
+#
+# Where MPI is built, the run is `mpirun -np 3 infoflow-verify-mpi all --profile quick --threads 1`: the same figures
+# as one process by design (docs/scaling.md), so one quick run checks the baseline, the MPI layer and the thread
+# count's independence at once (the baseline comes from a one-process run with 2 threads), within the test budget.
+# usage: quick_baseline_test.sh PATH/TO/infoflow-verify PATH/TO/quick.json [PATH/TO/infoflow-verify-mpi MPIRUN]
 set -uo pipefail
 cli="$(realpath "$1")"
 baseline="$(realpath "$2")"
+mpi_cli="${3:-}"
+mpirun="${4:-}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$cli" all --profile quick --out "$work/run" >"$work/all.log" 2>&1
+if [[ -n "$mpi_cli" && -n "$mpirun" ]]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  echo "quick run under MPI: mpirun -np 3 $(basename "$mpi_cli") all --profile quick --threads 1"
+  "$mpirun" -np 3 "$mpi_cli" all --profile quick --threads 1 --out "$work/run" >"$work/all.log" 2>&1
+else
+  "$cli" all --profile quick --out "$work/run" >"$work/all.log" 2>&1
+fi
 rc=$?
 if [[ $rc -ne 0 ]]; then
   echo "FAIL: all --profile quick exited $rc"
