@@ -11,18 +11,7 @@ fails=0
 py=/usr/bin/python3
 
 same() {  # same NAME FILE_A FILE_B: result JSON equal once timings are removed
-  if "$py" - "$2" "$3" <<'PY'
-import json, sys
-def strip(j):
-    if isinstance(j, dict):
-        return {k: strip(v) for k, v in j.items()
-                if k not in ("elapsed_seconds", "timings", "command", "seconds", "boxes_per_second", "build_commit")}
-    if isinstance(j, list):
-        return [strip(v) for v in j]
-    return j
-a, b = (strip(json.load(open(p))) for p in sys.argv[1:3])
-sys.exit(0 if a == b else 1)
-PY
+  if "$py" "$(dirname "$0")/same_results.py" "$2" "$3"
   then echo "ok   $1"; else echo "FAIL $1: $2 and $3 differ"; fails=$((fails+1)); fi
 }
 

@@ -39,18 +39,7 @@ if [[ $rc -ne 0 ]]; then
 fi
 # Beyond regress's tolerances: a fresh run is the baseline exactly, timings, commands and build stamps aside (same
 # seed, same report). The MPI test compares its quick run with the same file.
-if ! /usr/bin/python3 - "$work/run/results.json" "$baseline" <<'PY'
-import json, sys
-def strip(j):
-    if isinstance(j, dict):
-        return {k: strip(v) for k, v in j.items()
-                if k not in ("elapsed_seconds", "timings", "command", "seconds", "boxes_per_second", "build_commit")}
-    if isinstance(j, list):
-        return [strip(v) for v in j]
-    return j
-a, b = (strip(json.load(open(p))) for p in sys.argv[1:3])
-sys.exit(0 if a == b else 1)
-PY
+if ! /usr/bin/python3 "$(dirname "$0")/same_results.py" "$work/run/results.json" "$baseline"
 then
   echo "FAIL: a fresh quick run differs from reports/baselines/quick.json beyond timings (stale baseline, or a nondeterminism)"
   exit 1

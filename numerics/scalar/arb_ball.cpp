@@ -113,24 +113,21 @@ ArbBall binary(const ArbBall& a, const ArbBall& b, F f) {
 }
 }  // namespace
 
-ArbBall ArbBall::lower_end() const {
-  ArbBall r(prec_);
-  arf_t l;
-  arf_init(l);
-  arb_get_lbound_arf(l, v_, prec_);
-  arb_set_arf(r.v_, l);
-  arf_clear(l);
+namespace {
+// One end of a ball, exactly, as a zero-radius ball.
+ArbBall end_of(const arb_t v, long prec, bool upper) {
+  ArbBall r(prec);
+  arf_t e;
+  arf_init(e);
+  if (upper) arb_get_ubound_arf(e, v, prec);
+  else arb_get_lbound_arf(e, v, prec);
+  arb_set_arf(r.raw(), e);
+  arf_clear(e);
   return r;
 }
-ArbBall ArbBall::upper_end() const {
-  ArbBall r(prec_);
-  arf_t u;
-  arf_init(u);
-  arb_get_ubound_arf(u, v_, prec_);
-  arb_set_arf(r.v_, u);
-  arf_clear(u);
-  return r;
-}
+}  // namespace
+ArbBall ArbBall::lower_end() const { return end_of(v_, prec_, false); }
+ArbBall ArbBall::upper_end() const { return end_of(v_, prec_, true); }
 
 ArbBall exp(const ArbBall& a) {
   ArbBall r = unary(a, arb_exp);
