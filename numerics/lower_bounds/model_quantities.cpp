@@ -11,14 +11,11 @@ namespace infoflow {
 
 namespace {
 
-// √(Σ x²): the sum is ≥ 0 for every point of the balls, so arb_sqrtpos may discard the negative part that
-// interval squaring of a ball around 0 produces (plain sqrt would return an indeterminate ball).
+// √(Σ x²), the sum being ≥ 0 at every point of the balls.
 ArbBall norm_of(const std::vector<ArbBall>& v, long prec) {
   ArbBall acc(0.0, prec);
   for (const auto& x : v) acc += x * x;
-  ArbBall r(prec);
-  arb_sqrtpos(r.raw(), acc.raw(), prec);
-  return r;
+  return sqrt_nonneg(acc);
 }
 
 // Per head i of the last layer: ‖W_O^(i) V_i u‖ for the token state u, as a ball.

@@ -156,6 +156,7 @@ ArbBall exp(const ArbBall& a) {
 }
 ArbBall log(const ArbBall& a) { return unary(a, arb_log); }
 ArbBall sqrt(const ArbBall& a) { return unary(a, arb_sqrt); }
+ArbBall sqrt_nonneg(const ArbBall& a) { return unary(a, arb_sqrtpos); }
 ArbBall cos(const ArbBall& a) { return unary(a, arb_cos); }
 ArbBall abs(const ArbBall& a) {
   ArbBall r(a.prec_);

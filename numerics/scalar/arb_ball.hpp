@@ -73,6 +73,9 @@ class ArbBall {
   friend ArbBall exp(const ArbBall& a);
   friend ArbBall log(const ArbBall& a);
   friend ArbBall sqrt(const ArbBall& a);
+  /// √a for a quantity known to be ≥ 0 (a sum of squares): the negative part of the ball, which interval
+  /// arithmetic can produce around 0, is discarded (plain sqrt would return an indeterminate ball).
+  friend ArbBall sqrt_nonneg(const ArbBall& a);
   friend ArbBall cos(const ArbBall& a);
   friend ArbBall abs(const ArbBall& a);
   friend ArbBall max(const ArbBall& a, const ArbBall& b);

@@ -85,8 +85,7 @@ DualBall exp(const DualBall& a) {
 }
 
 DualBall sqrt_nonneg(const DualBall& a) {
-  ArbBall v(a.value.prec());
-  arb_sqrtpos(v.raw(), a.value.raw(), a.value.prec());
+  const ArbBall v = sqrt_nonneg(a.value);
   DualBall r(v, a.grad);
   // (√a)' = a'/(2√a): indeterminate when the ball reaches 0, which makes the mean-value form useless there
   // (never wrong: the natural enclosure is intersected with it).

@@ -165,9 +165,7 @@ double construction_lr(const Model& model, int d, double interpolation) {
       col += entry * entry;
     }
     const double slot_bound = e == slots.g() ? d + interpolation : 1.0;
-    ArbBall col_norm(kPrec);
-    arb_sqrtpos(col_norm.raw(), col.raw(), kPrec);  // col ≥ 0: discard the negative part of the ball
-    R += col_norm * ArbBall(slot_bound, kPrec);
+    R += sqrt_nonneg(col) * ArbBall(slot_bound, kPrec);
   }
   return (ArbBall(readout_lipschitz_upper(mb).value, kPrec) * R).upper();
 }

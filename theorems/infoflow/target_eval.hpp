@@ -28,12 +28,7 @@ namespace target_eval_detail {
 
 inline double sqrt_nonneg(double x) { return std::sqrt(x > 0 ? x : 0.0); }
 inline mpfr::mpreal sqrt_nonneg(const mpfr::mpreal& x) { return x > 0 ? mpfr::sqrt(x) : mpfr::mpreal(0, x.get_prec()); }
-inline ArbBall sqrt_nonneg(const ArbBall& x) {
-  ArbBall r(x.prec());
-  arb_sqrtpos(r.raw(), x.raw(), x.prec());
-  return r;
-}
-using infoflow::sqrt_nonneg;  // DualBall
+using infoflow::sqrt_nonneg;  // ArbBall and DualBall
 
 template <class S>
 S min_of(const S& a, const S& b) {
