@@ -1,6 +1,7 @@
 // Certified class lower bounds (docs/lower-bounds.md): the packing inequality against its double oracle,
 // the completion family's certification against exhaustive sampling, and the dilution bound.
 #include "numerics/lower_bounds/completion_packing.hpp"
+#include "theorems/depth_separation/class_fits.hpp"
 #include "theorems/depth_separation/completion_family.hpp"
 #include "numerics/util/errors.hpp"
 #include "test_support.hpp"
@@ -244,4 +245,25 @@ TEST_CASE("order-statistic family: every completion reveals its order statistic"
         }
       }
     }
+}
+
+TEST_CASE("class fits: the inverted packing bound is certified at its eps and fails just above it", "[lower-bounds]") {
+  const PackingFamily fam{4, 4, 0.0675, 2.0};  // T = 5's certified range
+  for (double lr : {1.0, 64.0, 3200.0, 5e4}) {
+    const double eps = eps_lower_for_lr({1, 1}, fam, lr);
+    INFO("lr = " << lr << ", eps = " << eps);
+    REQUIRE(eps > 0);
+    REQUIRE(completion_packing_bound({1, 1}, fam, eps).lr_lower >= lr);
+    REQUIRE(completion_packing_bound({1, 1}, fam, eps * 1.01).lr_lower < lr);
+  }
+  // Falls as the L*R budget grows (a wider class reaches smaller errors).
+  REQUIRE(eps_lower_for_lr({1, 1}, fam, 10.0) > eps_lower_for_lr({1, 1}, fam, 1000.0));
+  // T = 3 (r = 2 coordinates, exponent 0 for h = n = 1): nothing is certified at any budget this large.
+  REQUIRE(eps_lower_for_lr({1, 1}, PackingFamily{2, 2, 0.943, 2.0}, 1e6) == 0.0);
+}
+
+TEST_CASE("class fits: the L*R cap of a [-1,1] model is its formula", "[lower-bounds]") {
+  REQUIRE(in_class_lr_cap(2, 4, 1, 1, 1) == 64.0);       // 1·16·1·(1·3 + 1)
+  REQUIRE(in_class_lr_cap(2, 4, 1, 8, 8) == 3200.0);     // 16·8·25
+  REQUIRE(in_class_lr_cap(3, 5, 2, 2, 3) == 2 * 25 * 3 * (2 * 4 + 1));
 }

@@ -46,3 +46,35 @@ TEST_CASE("A narrower model embedded in a wider architecture computes the same f
   REQUIRE_THROWS_AS(embed_in_wider(random_model(single_layer_fit_architecture(2, 4, 2, 7), rng), single_layer_fit_architecture(2, 4, 2, 3), 1, 0.5),
                     ContractError);
 }
+
+TEST_CASE("A box-constrained fit keeps every weight in [-1, 1] and moves the free temperature", "[thm1][fit]") {
+  auto rng = test::rng_for("fitter-bounded");
+  Dataset train, valid;
+  for (int i = 0; i < 150; ++i)
+    for (Dataset* ds : {&train, &valid}) {
+      const auto X = random_cube_sequence(3, 2, rng);
+      ds->add(X, MinPairwiseDot{}(X));
+    }
+  ModelFitOptions o;
+  o.restarts = 2;
+  o.max_iterations = 30;
+  o.seed = test::seed();
+  o.threads = 2;
+  o.weight_bound = 1.0;
+  o.free_temperatures = true;
+  const ModelFitResult r = fit_single_layer(single_layer_fit_architecture(2, 4, 1, 6), train, valid, o);
+  double largest = 0;
+  for (double w : r.model.params) largest = std::max(largest, std::fabs(w));
+  INFO("largest |w| " << largest << ", beta " << r.model.temperatures[0] << ", valid rmse " << r.valid.rmse);
+  REQUIRE(largest <= 1.0);
+  REQUIRE(r.model.temperatures[0] != 1.0);  // the temperature is a parameter of the fit
+  REQUIRE(r.model.temperatures[0] >= kMinTemperature);
+  REQUIRE(std::isfinite(r.valid.rmse));
+  // Without the bound the same fit leaves the box (so the bound is what keeps it in).
+  o.weight_bound = 0;
+  const ModelFitResult u = fit_single_layer(single_layer_fit_architecture(2, 4, 1, 6), train, valid, o);
+  double unbounded = 0;
+  for (double w : u.model.params) unbounded = std::max(unbounded, std::fabs(w));
+  INFO("unbounded largest |w| " << unbounded);
+  CHECK(unbounded > 1.0);
+}

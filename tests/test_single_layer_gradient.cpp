@@ -41,7 +41,23 @@ TEST_CASE("Analytic single-layer Jacobians agree with ceres::GradientChecker", "
       INFO("max relative error " << results.maximum_relative_error << "\n" << results.error_log);
       REQUIRE(ok);
       // The analytic value is the generic forward pass.
-      REQUIRE(g.evaluate(params.data(), m.temperatures, X, nullptr) == Approx(forward(m, X).y).epsilon(1e-13));
+      REQUIRE(g.evaluate(params.data(), m.temperatures.data(), X, nullptr) == Approx(forward(m, X).y).epsilon(1e-13));
+
+      // Free temperatures: a second parameter block, checked the same way (both blocks at once).
+      const SingleLayerResidual free_residual(g, X, 0.3, static_cast<int>(L.size()), static_cast<int>(L.temperature_count()));
+      ceres::GradientChecker free_checker(&free_residual, no_manifolds, nd);
+      std::vector<double> temps = m.temperatures;
+      const double* free_blocks[] = {params.data(), temps.data()};
+      ceres::GradientChecker::ProbeResults free_results;
+      const bool free_ok = free_checker.Probe(free_blocks, 1e-5, &free_results);
+      INFO("free temperatures: max relative error " << free_results.maximum_relative_error << "\n" << free_results.error_log);
+      REQUIRE(free_ok);
+      // The temperature gradient alone (no weight gradient asked) is the same.
+      std::vector<double> both(L.temperature_count()), alone(L.temperature_count());
+      std::vector<double> wgrad(L.size());
+      g.evaluate(params.data(), temps.data(), X, wgrad.data(), both.data());
+      g.evaluate(params.data(), temps.data(), X, nullptr, alone.data());
+      REQUIRE(both == alone);
     }
   }
 }

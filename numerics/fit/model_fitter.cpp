@@ -10,6 +10,7 @@
 #include <ceres/ceres.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -27,6 +28,10 @@ void initialise(Model& m, const ParamLayout& layout, SplitMix64& rng, double sca
       m.params[t.offset + i] = hidden_bias ? rng.uniform(0.0, 2.0 * s) : rng.uniform(-s, s);
   }
   for (auto& b : m.temperatures) b = temperature;
+}
+
+void clamp_weights(Model& m, double bound) {
+  for (auto& w : m.params) w = std::clamp(w, -bound, bound);
 }
 
 }  // namespace
@@ -82,6 +87,7 @@ bool ModelFitOptions::is_valid(std::string* why) const {
   if (!(init_scale > 0 && std::isfinite(init_scale))) return bad("init_scale", init_scale, "finite and > 0");
   if (threads < 1) return bad("threads", threads, ">= 1");
   if (!(temperature > 0 && std::isfinite(temperature))) return bad("temperature", temperature, "finite and > 0");
+  if (!(weight_bound >= 0 && std::isfinite(weight_bound))) return bad("weight_bound", weight_bound, "finite and >= 0 (0: unbounded)");
   return true;
 }
 
@@ -103,9 +109,24 @@ ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, 
     Model m = make_model<double>(arch);
     if (r == 0 && o.warm_start) m = embed_in_wider(*o.warm_start, arch, derive_seed(o.seed, "embed"), o.init_scale);
     else initialise(m, layout, rng, o.init_scale, o.temperature);
+    if (o.weight_bound > 0) clamp_weights(m, o.weight_bound);  // a feasible start (warm starts included)
     ceres::Problem problem;
-    for (std::size_t i = 0; i < train.y.size(); ++i)
-      problem.AddResidualBlock(new SingleLayerResidual(grad, m.temperatures, train.X[i], train.y[i], P), nullptr, m.params.data());
+    const int n_temperatures = static_cast<int>(m.temperatures.size());
+    for (std::size_t i = 0; i < train.y.size(); ++i) {
+      if (o.free_temperatures)
+        problem.AddResidualBlock(new SingleLayerResidual(grad, train.X[i], train.y[i], P, n_temperatures), nullptr,
+                                 m.params.data(), m.temperatures.data());
+      else
+        problem.AddResidualBlock(new SingleLayerResidual(grad, m.temperatures, train.X[i], train.y[i], P), nullptr,
+                                 m.params.data());
+    }
+    if (o.weight_bound > 0 && !mutated(Mutant::ClassFitUnbounded))
+      for (int k = 0; k < P; ++k) {
+        problem.SetParameterLowerBound(m.params.data(), k, -o.weight_bound);
+        problem.SetParameterUpperBound(m.params.data(), k, o.weight_bound);
+      }
+    if (o.free_temperatures)
+      for (int k = 0; k < n_temperatures; ++k) problem.SetParameterLowerBound(m.temperatures.data(), k, kMinTemperature);
     const ceres::Solver::Options so = levenberg_marquardt_options(o.max_iterations);
     ceres::Solver::Summary summary;
     if (!mutated(Mutant::FitterSkipsSolve)) ceres::Solve(so, &problem, &summary);

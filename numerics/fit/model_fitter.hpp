@@ -25,13 +25,23 @@ struct ModelFitOptions {
   double init_scale = 0.5;   // > 0: initial weights uniform in ±init_scale/√fan_in-ish (see fitter)
   std::uint64_t seed = 1;
   int threads = 1;           // >= 1, over restarts
-  double temperature = 1.0;  // > 0, fixed: redundant with the scale of Q in a fit
+  double temperature = 1.0;  // > 0: fixed, or the start when free_temperatures
+  /// When > 0, every weight is kept in [−weight_bound, weight_bound] (Ceres parameter bounds): the fitted model
+  /// lives in the class the certified lower bounds speak about (docs/lower-bounds.md). Temperatures are not
+  /// weights and stay unbounded above.
+  double weight_bound = 0.0;
+  /// Fit the temperatures too (kept ≥ kMinTemperature). With unbounded weights they are redundant with the scale
+  /// of Q; with bounded weights they are the only way to sharpen attention.
+  bool free_temperatures = false;
   /// When set, restart 0 starts from this narrower model embedded in the wider architecture (same function:
   /// the new hidden units have zero output weights), so a width sweep never loses what a narrower fit found.
   const Model* warm_start = nullptr;
   /// True when every field is in range; otherwise false, with the first violation in *why.
   bool is_valid(std::string* why) const;
 };
+
+/// The smallest temperature a fit with free temperatures may reach (the weights format requires β > 0).
+inline constexpr double kMinTemperature = 1e-6;
 
 struct ErrorStats {
   double rmse = 0.0;

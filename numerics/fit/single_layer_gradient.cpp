@@ -83,8 +83,9 @@ SingleLayerGradient::SingleLayerGradient(const ParamLayout& layout) : L_(layout)
   if (layout.layers().size() != 1) throw ContractError("SingleLayerGradient", "model: the analytic gradient covers single-layer models only");
 }
 
-double SingleLayerGradient::evaluate(const double* params, const std::vector<double>& temperatures,
-                                     const std::vector<std::vector<double>>& X, double* grad) const {
+double SingleLayerGradient::evaluate(const double* params, const double* temperatures,
+                                     const std::vector<std::vector<double>>& X, double* grad,
+                                     double* temperature_grad) const {
   const Architecture& a = L_.arch();
   const LayerOffsets& lo = L_.layers()[0];
   const int T = static_cast<int>(X.size());
@@ -139,10 +140,16 @@ double SingleLayerGradient::evaluate(const double* params, const std::vector<dou
   for (int e = 0; e < E; ++e) c[e] += wo[e];
   MapTape ro_tape;
   const double y = map_forward(params, L_.readout(), c, ro_tape)[0];
-  if (!grad) return y;
+  if (!grad && !temperature_grad) return y;
 
-  // ---- reverse sweep ----
+  // ---- reverse sweep (into scratch when only the temperature gradient is wanted) ----
+  std::vector<double> scratch;
+  if (!grad) {
+    scratch.resize(L_.size());
+    grad = scratch.data();
+  }
   std::fill(grad, grad + L_.size(), 0.0);
+  if (temperature_grad) std::fill(temperature_grad, temperature_grad + L_.temperature_count(), 0.0);
   const V gc = map_backward(params, L_.readout(), c, ro_tape, V{1.0}, grad);
   for (int e = 0; e < E; ++e) grad[L_.cls0() + e] += gc[e];  // residual: c = c0 + W_O a
   V gconcat(lo.concat_dim, 0.0);
@@ -169,6 +176,11 @@ double SingleLayerGradient::evaluate(const double* params, const std::vector<dou
     for (int t = 0; t < T; ++t) {
       const double dz = tp.w[t] * (dw[t] - mean);
       // z_t = β qᵀk_t
+      if (temperature_grad) {
+        double score = 0;
+        for (int i = 0; i < h.key_dim; ++i) score += tp.q[i] * tp.k[t][i];
+        temperature_grad[h.temperature] += dz * score;
+      }
       for (int i = 0; i < h.key_dim; ++i) {
         dq[i] += beta * dz * tp.k[t][i];
         dk[i] = beta * dz * tp.q[i];

@@ -82,6 +82,16 @@ const std::vector<MutantInfo>& all_mutants() {
       {Mutant::BnbDropsGradient, "bnb-drops-gradient",
        "certify's mean-value form uses a zero gradient, so a box's enclosure is the centre value only",
        {"thm1-depth-separation", "thm2-kth-retrieval"}},
+      {Mutant::ClassFitUnbounded, "class-fit-unbounded",
+       "the class fits forget their [-1, 1] parameter bounds, so their models leave the class the lower bound covers",
+       {"thm1-depth-separation"}},
+      {Mutant::ClassCapDropsWidth, "class-cap-drops-width",
+       "the largest readout L·R of a [-1, 1] model is computed without the readout width, so the certified lower "
+       "curve of the sandwich is too high",
+       {"thm1-depth-separation"}},
+      {Mutant::EpsLowerReturnsLr, "eps-lower-returns-lr",
+       "the inverted class bound returns the bound's L·R value (a double like any other) where its eps was meant",
+       {"thm1-depth-separation"}},
   };
   return list;
 }

@@ -44,6 +44,9 @@ enum class Mutant {
   ValueNormSkipsEncoder,        // value norms R computed from the positional term only (the encoder dropped)
   MirrorRankOffByOne,           // the mirrored order-statistic family reveals T − k instead of T − k + 1 statistics
   BnbDropsGradient,             // certify's mean-value form uses a zero gradient (encloses e(c) only)
+  ClassFitUnbounded,            // the class fits forget their [−1, 1] parameter bounds
+  ClassCapDropsWidth,           // the class's largest L·R computed without the readout width factor p
+  EpsLowerReturnsLr,            // the inverted class bound returns the bound's L·R where its ε was meant
 };
 
 struct MutantInfo {

@@ -174,6 +174,10 @@ std::string fmt(double v) { return format_number(v, 4); }
 
 }  // namespace
 
+CompletionFamilyCertificate certified_completion_family(int T, std::uint64_t suite_seed) {
+  return certify_completion_family(completion_family_for(T - 1, derive_seed(suite_seed, "family-m" + std::to_string(T - 1))));
+}
+
 void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext& ctx, const SingleLayerStudy& study,
                            SuiteResult& r) {
   const ClassBoundConfig& cb = cfg.class_bound;
@@ -186,7 +190,7 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
   for (int T : cb.T) {
     FamilyRow row;
     row.T = T;
-    row.cert = certify_completion_family(completion_family_for(T - 1, derive_seed(ctx.seed, "family-m" + std::to_string(T - 1))));
+    row.cert = certified_completion_family(T, ctx.seed);
     sample_family(row, cb.family_samples, derive_seed(ctx.seed, "family-samples-T" + std::to_string(T)));
     const auto& p = row.cert.params;
     ft.rows.push_back({std::to_string(T), fmt(p.r), fmt(p.s), fmt(p.rho), fmt(row.cert.output_range_lower),

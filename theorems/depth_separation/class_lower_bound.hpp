@@ -38,6 +38,9 @@ DilutionModelCheck check_model_against_dilution(const Model& model, int T);
 /// readout) whose error on the dilution family is 0 and whose L·R is exactly T/2: the bound is tight.
 Model dilution_tight_model(int T);
 
+/// The completion family for sequence length T (prefix m = T − 1) that the suite uses, certified in arb.
+CompletionFamilyCertificate certified_completion_family(int T, std::uint64_t suite_seed);
+
 /// The class-bound section of the Theorem 1 suite: families, bounds, slopes, crossover, dilution checks.
 void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext& ctx, const SingleLayerStudy& study,
                            SuiteResult& r);

@@ -13,7 +13,9 @@ std::vector<SuiteOption> depth_separation_options() {
           {"--fit-T", "sequence lengths of the single-layer fits (each >= 1)"},
           {"--p", "FFN widths of the single-layer fits (each >= 1)"},
           {"--n", "per-head dimensions of the single-layer fits (each >= 1)"},
-          {"--class-T", "sequence lengths of the certified class lower bound, each in [3, 12] (default 3..9)"}};
+          {"--class-T", "sequence lengths of the certified class lower bound, each in [3, 12] (default 3..9)"},
+          {"--class-fit-T", "sequence lengths of the [-1,1] class fits and their sandwich, each in [3, 12] (default 3,4,5)"},
+          {"--class-fit-p", "FFN widths of the [-1,1] class fits (each in [1, 256]; default 1,2,3,4,6,8,16,32)"}};
 }
 
 DepthSeparationConfig depth_separation_config(const SuiteContext& ctx) {
@@ -54,6 +56,19 @@ DepthSeparationConfig depth_separation_config(const SuiteContext& ctx) {
   cb.crossover_eps = log_spaced(1e-1, 1e-12, 45);
   cb.family_samples = quick ? 200 : 1000;
   if (!quick) c.samples_per_family = ctx.profile == Profile::Full ? 12 : 20;
+  auto& cf = c.class_fits;
+  cf.T = int_list_option(ctx, "--class-fit-T", 3, {3, 4, 5});
+  for (int T : cf.T)
+    if (T > 12) throw InputError("--class-fit-T", "expected each T in [3, 12] (the completion family is certified up to 12)");
+  // Eight widths over 1.5 decades (1 to 32).
+  cf.widths = int_list_option(ctx, "--class-fit-p", 1, {1, 2, 3, 4, 6, 8, 16, 32});
+  for (int p : cf.widths)
+    if (p > 256) throw InputError("--class-fit-p", "expected each width in [1, 256], got " + std::to_string(p));
+  cf.train_samples = quick ? 300 : 1000;
+  cf.valid_samples = quick ? 200 : 500;
+  cf.max_iterations = quick ? 40 : 150;
+  cf.certify_boxes = quick ? 3000 : 200000;
+  cf.sampled_inputs = quick ? 2000 : 20000;
   return c;
 }
 

@@ -16,6 +16,23 @@ struct ClassBoundConfig {
   int family_samples = 400;            // second-route samples per family
 };
 
+/// Single-layer fits in the class (every weight in [−1, 1], β free) with certified errors, and the sandwich
+/// with the class bound (theorems/depth_separation/class_fits.hpp).
+struct ClassFitConfig {
+  std::vector<int> T;          // empty: the section is skipped
+  std::vector<int> widths;     // FFN widths p (encoder and readout)
+  int E = 4;
+  int n = 1;
+  int restarts = 16;
+  int train_samples = 300;
+  int valid_samples = 200;
+  int max_iterations = 40;
+  long certify_boxes = 300;    // branch-and-bound budget per model (boxes: deterministic)
+  double certify_gap = 1e-2;   // relative gap requested
+  int certify_max_dims = 8;    // certify where T·d ≤ this; sample beyond
+  int sampled_inputs = 2000;
+};
+
 struct DepthSeparationConfig {
   int d = 2;
   bool d1_control = false;  // d = 1 allowed as a labelled control (no separation exists there)
@@ -29,9 +46,11 @@ struct DepthSeparationConfig {
   std::vector<int> head_dims;  // n
   SingleLayerStudySettings study;
   ClassBoundConfig class_bound;
+  ClassFitConfig class_fits;
 };
 
-/// Throws InputError naming the option (--d, --T, --eps, --fit-T, --p, --n) for bad values.
+/// Throws InputError naming the option (--d, --T, --eps, --fit-T, --p, --n, --class-T, --class-fit-T,
+/// --class-fit-p) for bad values.
 DepthSeparationConfig depth_separation_config(const SuiteContext& ctx);
 std::vector<SuiteOption> depth_separation_options();
 

@@ -3,6 +3,7 @@
 #include "numerics/util/rng.hpp"
 #include "theorems/common/certify_model.hpp"
 #include "theorems/depth_separation/certify_construction.hpp"
+#include "theorems/depth_separation/class_fits.hpp"
 #include "theorems/depth_separation/class_lower_bound.hpp"
 #include "theorems/depth_separation/two_layer_construction.hpp"
 #include "theorems/depth_separation/construction_sweep.hpp"
@@ -24,6 +25,7 @@ SuiteInfo depth_separation_suite() {
     const SingleLayerStudy study = run_single_layer_evidence(cfg, ctx, r);
     if (!cfg.d1_control) {
       run_class_lower_bound(cfg, ctx, study, r);
+      if (cfg.d == 2) run_class_fits(cfg, ctx, r);  // the completion family (the lower curve) is d = 2
       // `certify` (any model, no lemma) against the construction's lemma certificate, T·d = 4.
       const TwoLayerMinDotConstruction con(cfg.d, 2, 0.1);
       CertifyAgreementCase k;

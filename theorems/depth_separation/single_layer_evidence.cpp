@@ -11,10 +11,6 @@ namespace infoflow {
 
 using nlohmann::json;
 
-namespace {
-
-// Uniform samples with a quarter of near-ties and a quarter of face/corner inputs (where a retrieval
-// target is hardest), labelled by the exact target.
 Dataset min_dot_dataset(int T, int d, int count, std::uint64_t seed) {
   SplitMix64 rng(seed);
   const Target F = min_pairwise_dot_target();
@@ -32,8 +28,6 @@ Dataset min_dot_dataset(int T, int d, int count, std::uint64_t seed) {
     }
   return data;
 }
-
-}  // namespace
 
 SingleLayerStudy run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteContext& ctx, SuiteResult& r) {
   const SingleLayerStudySettings& s = cfg.study;

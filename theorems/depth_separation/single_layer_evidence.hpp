@@ -8,6 +8,10 @@
 namespace infoflow {
 
 /// Returns the study (fits and witnesses) for the class-bound section's checks on fitted models.
+/// Uniform samples with a quarter of near-ties and a quarter of face/corner inputs (where a retrieval target is
+/// hardest), labelled by the exact target min_{s,t} x(s)·x(t); deterministic from `seed`.
+Dataset min_dot_dataset(int T, int d, int count, std::uint64_t seed);
+
 SingleLayerStudy run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteContext& ctx, SuiteResult& r);
 
 }  // namespace infoflow
