@@ -1,10 +1,12 @@
 // `certify` (docs/certify.md): the target evaluator, gradient balls, branch-and-bound against brute force.
 #include "numerics/certify/branch_and_bound.hpp"
+#include "numerics/certify/double_execution.hpp"
 #include "numerics/model/forward.hpp"
 #include "numerics/model/random_model.hpp"
 #include "numerics/util/errors.hpp"
 #include "test_support.hpp"
 #include "theorems/common/certify_model.hpp"
+#include "theorems/common/single_layer_study.hpp"
 #include "theorems/depth_separation/min_dot_target.hpp"
 #include "theorems/infoflow/target_eval.hpp"
 #include "theorems/kth_retrieval/kth_largest_target.hpp"
@@ -12,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 
 using namespace infoflow;
 
@@ -159,4 +162,89 @@ TEST_CASE("certify prints bounds that err on their own side", "[certify]") {
     CHECK(std::strtod(format_bound(v, 6, false).c_str(), nullptr) <= v);
   }
   CHECK(format_bound(0.1234564, 6, true) != "0.123456");
+}
+
+TEST_CASE("double execution: the rounding bound covers |double - MPFR| at every sampled input", "[certify]") {
+  SplitMix64 rng = test::rng_for("double-execution");
+  std::vector<Architecture> archs;
+  archs.push_back(single_layer_fit_architecture(2, 4, 1, 6));
+  Architecture two = single_layer_fit_architecture(2, 4, 2, 5);
+  two.positions = 5;
+  two.layers = {LayerShape{{HeadShape{2, 2}, HeadShape{3, 1}}, 0}, LayerShape{{HeadShape{2, 2}}, 0}};
+  two.layers[0].ffn_width = 4;
+  archs.push_back(two);
+  for (const auto& arch : archs)
+    for (int trial = 0; trial < 4 * test::multiplier(); ++trial) {
+      Model m = random_model(arch, rng, 1.5);
+      for (auto& b : m.temperatures) b = rng.uniform(0.5, 40.0);  // sharp softmax: large logits, large shifts
+      const int T = 2 + static_cast<int>(rng.uniform_index(4));
+      const double lo = -1, hi = 2;
+      const DoubleExecutionBound bound = double_execution_error_bound(m, T, lo, hi);
+      const auto hp = convert_model<mpfr::mpreal>(m, Precision{256});
+      const ParamLayout L(arch);
+      double worst = 0;
+      for (int k = 0; k < 200; ++k) {
+        Sequence<double> X(T, std::vector<double>(arch.d));
+        for (auto& x : X)
+          for (auto& v : x) v = k % 5 == 0 ? (rng.uniform(0, 1) < 0.5 ? lo : hi) : rng.uniform(lo, hi);
+        const double yd = forward(m, L, X).y;
+        const mpfr::mpreal yr = forward(hp, L, convert_sequence<mpfr::mpreal>(X, Precision{256})).y;
+        const double err = std::fabs((mpfr::mpreal(yd, 256) - yr).toDouble());
+        INFO("T = " << T << ", input " << nlohmann::json(X).dump() << ", double " << yd << ", error " << err
+                    << ", bound " << bound.output_error);
+        REQUIRE(err <= bound.output_error);
+        REQUIRE(std::fabs(yr.toDouble()) <= bound.output_magnitude * (1 + 1e-15));
+        worst = std::max(worst, err);
+      }
+      // Useful, not only valid, for a single layer: far below any approximation error of interest. (For two layers
+      // the magnitudes are propagated by Σ|W|·M through sharp softmaxes and the bound is valid but loose:
+      // docs/certify.md §2.)
+      INFO("worst sampled rounding " << worst << ", bound " << bound.output_error);
+      if (arch.layers.size() == 1) CHECK(bound.output_error < 1e-6);
+    }
+}
+
+TEST_CASE("certify --execution double adds the rounding bound; a checkpointed search resumes to the same result",
+          "[certify]") {
+  SplitMix64 rng = test::rng_for("certify-resume");
+  const Model m = random_model(single_layer_fit_architecture(2, 4, 1, 3), rng);
+  const auto hp = convert_model<mpfr::mpreal>(m, Precision{256});
+  CertifyRequest q;
+  q.target = "min_{s,t} dot(x[s], x[t])";
+  q.T = 2;
+  q.relative_gap = 0;  // never reached: the box budget decides
+  q.max_boxes = 3000;
+  const CertifyReport whole = certify_model(hp, q);
+
+  const std::string path = test::temp_path("bnb-checkpoint.json");
+  std::remove(path.c_str());
+  CertifyRequest part = q;
+  part.checkpoint = path;
+  part.max_boxes = 1000;
+  const CertifyReport first = certify_model(hp, part);
+  REQUIRE_FALSE(first.resumed);
+  part.max_boxes = 3000;
+  part.threads = 2;
+  const CertifyReport resumed = certify_model(hp, part);
+  REQUIRE(resumed.resumed);
+  CHECK(resumed.result.upper == whole.result.upper);
+  CHECK(resumed.result.lower == whole.result.lower);
+  CHECK(resumed.result.argmax == whole.result.argmax);
+  CHECK(resumed.result.boxes == whole.result.boxes);
+  // A checkpoint of another search is refused, not silently reused.
+  CertifyRequest other = part;
+  other.T = 3;
+  REQUIRE_THROWS_AS(certify_model(hp, other), InputError);
+  std::remove(path.c_str());
+
+  CertifyRequest dq = q;
+  dq.execution = "double";
+  const CertifyReport d = certify_model(hp, dq);
+  REQUIRE(d.double_execution);
+  CHECK(d.double_execution->rounding_bound > 0);
+  CHECK(d.double_execution->upper >= d.result.upper + d.double_execution->rounding_bound * (1 - 1e-15));
+  CHECK(d.double_execution->lower <= d.double_execution->upper);
+  CHECK(std::fabs(d.double_execution->lower - d.result.lower) <= d.double_execution->rounding_bound + 1e-15);
+  dq.execution = "float";
+  REQUIRE_THROWS_AS(certify_model(hp, dq), InputError);
 }

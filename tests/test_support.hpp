@@ -4,6 +4,8 @@
 #include "numerics/util/rng.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <unistd.h>
 #include <cstdlib>
 #include <string>
 
@@ -23,6 +25,11 @@ inline int multiplier() {
   const char* env = std::getenv("INFOFLOW_TEST_MULTIPLIER");
   const int m = env ? std::atoi(env) : 1;
   return m > 0 ? m : 1;
+}
+
+/// A file name in the system's temporary directory, unique to this process (tests run in parallel under ctest).
+inline std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("infoflow-test-" + std::to_string(::getpid()) + "-" + name)).string();
 }
 
 /// A generator for one test case, derived from the global seed and the case's name.

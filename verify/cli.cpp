@@ -521,6 +521,12 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   certify->add_option("--budget", certify_request.budget_seconds, "time budget in seconds (default 60)");
   certify->add_option("--max-boxes", certify_request.max_boxes, "box budget (default 1e7; deterministic, unlike --budget)");
   certify->add_option("--threads", certify_request.threads, "threads over boxes (default 1; the result does not depend on it)");
+  certify->add_option("--execution", certify_request.execution,
+                      "real (default): the function the weights define; double: also its float64 execution (weights "
+                      "rounded to double, a rigorous rounding bound added)");
+  certify->add_option("--checkpoint", certify_request.checkpoint,
+                      "save the search to this file as it runs and resume from it (same model, target, T, box)");
+  certify->add_option("--checkpoint-every", certify_request.checkpoint_seconds, "seconds between saves (default 10)");
   certify->add_flag("--json", certify_json, "print JSON instead of a table");
   std::string csv, band;
   auto* fit = app.add_subcommand("fit", "fit log y against log x from a CSV with columns x,y");

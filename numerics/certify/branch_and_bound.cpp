@@ -1,11 +1,13 @@
 #include "numerics/certify/branch_and_bound.hpp"
 
 #include "numerics/util/errors.hpp"
+#include "numerics/util/file_io.hpp"
 #include "numerics/util/mutation.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <queue>
 
 namespace infoflow {
@@ -97,6 +99,60 @@ Evaluated evaluate(Box box, const BoxEvaluation& on_box, const PointEvaluation& 
   return {std::move(box), best, std::move(best_point)};
 }
 
+using Queue = std::priority_queue<Box, std::vector<Box>, ByUpper>;
+constexpr const char* kCheckpointSchema = "infoflow-verify/bnb-checkpoint/1";
+
+// JSON has no infinity: an unbounded box stores its upper bound as the string "inf".
+nlohmann::json bound_json(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); }
+double bound_from_json(const nlohmann::json& j) { return j.is_string() ? INFINITY : j.get<double>(); }
+
+struct SearchState {
+  BranchAndBoundResult result;
+  long order = 0;
+  Queue queue;
+};
+
+void save_state(const std::string& path, const std::string& fingerprint, const BranchAndBoundOptions& o,
+                const SearchState& s) {
+  nlohmann::json boxes = nlohmann::json::array();
+  for (Queue q = s.queue; !q.empty(); q.pop()) {
+    const Box& b = q.top();
+    boxes.push_back({{"lo", b.lo}, {"hi", b.hi}, {"upper", bound_json(b.upper)}, {"split", b.split}, {"order", b.order}});
+  }
+  const nlohmann::json j{{"schema", kCheckpointSchema}, {"fingerprint", fingerprint}, {"box_lo", o.lo}, {"box_hi", o.hi},
+                         {"result", s.result}, {"order", s.order}, {"open_boxes", boxes}};
+  write_json_file(path, j, "--checkpoint");
+}
+
+// The stored search, or nothing when the file does not exist. Throws InputError for a file of another search.
+bool load_state(const BranchAndBoundOptions& o, SearchState& s) {
+  if (!std::filesystem::exists(o.checkpoint_path)) return false;
+  const nlohmann::json j = read_json_file(o.checkpoint_path, "--checkpoint");
+  const std::string why = "the checkpoint " + o.checkpoint_path + " belongs to another model, target or box; remove it "
+                          "or choose another file";
+  try {
+    if (j.at("schema") != kCheckpointSchema || j.at("fingerprint") != o.fingerprint ||
+        j.at("box_lo").get<std::vector<double>>() != o.lo || j.at("box_hi").get<std::vector<double>>() != o.hi)
+      throw InputError("--checkpoint", why);
+    s.result = j.at("result").get<BranchAndBoundResult>();
+    s.order = j.at("order").get<long>();
+    for (const auto& b : j.at("open_boxes")) {
+      Box box{b.at("lo").get<std::vector<double>>(), b.at("hi").get<std::vector<double>>(), bound_from_json(b.at("upper")),
+              b.at("split").get<int>(), b.at("order").get<long>()};
+      if (box.lo.size() != o.lo.size() || box.hi.size() != o.lo.size() || box.split < 0 ||
+          box.split >= static_cast<int>(o.lo.size()))
+        throw InputError("--checkpoint", "the checkpoint " + o.checkpoint_path + " holds a malformed box");
+      s.queue.push(std::move(box));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError("--checkpoint", "the checkpoint " + o.checkpoint_path + " is not a branch-and-bound state: " + e.what());
+  }
+  s.result.resumed = true;
+  s.result.complete = false;  // decided again against this run's gap
+  s.result.stopped_by.clear();
+  return true;
+}
+
 }  // namespace
 
 BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const PointEvaluation& at_point,
@@ -111,9 +167,14 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
 
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  BranchAndBoundResult r;
-  long order = 0;
-  std::priority_queue<Box, std::vector<Box>, ByUpper> queue;
+  SearchState state;
+  const bool checkpointing = !o.checkpoint_path.empty();
+  const bool resumed = checkpointing && load_state(o, state);
+  BranchAndBoundResult& r = state.result;
+  long& order = state.order;
+  Queue& queue = state.queue;
+  const double seconds_before = r.seconds;
+  double last_save = 0;
   auto accept = [&](Evaluated&& ev) {
     ++r.boxes;
     if (ev.best_value > r.lower || r.argmax.empty()) r.lower = std::max(r.lower, ev.best_value), r.argmax = ev.best_point;
@@ -121,7 +182,7 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
   };
   // Start from a good lower bound: every corner of the box (up to 2^12) and a fixed set of pseudo-random points
   // (a better lower bound prunes more boxes).
-  {
+  if (!resumed) {
     const std::size_t n = o.lo.size();
     std::vector<std::vector<double>> seeds;
     if (n <= 12)
@@ -149,8 +210,13 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
     for (std::size_t k = 0; k < seeds.size(); ++k)
       if (values[k] > r.lower || r.argmax.empty()) r.lower = values[k], r.argmax = seeds[k];
   }
-  accept(evaluate(Box{o.lo, o.hi, INFINITY, 0, order++}, on_box, at_point, o.prec));
+  if (!resumed) accept(evaluate(Box{o.lo, o.hi, INFINITY, 0, order++}, on_box, at_point, o.prec));
   while (true) {
+    if (checkpointing && elapsed() - last_save >= o.checkpoint_seconds) {
+      r.seconds = seconds_before + elapsed();
+      save_state(o.checkpoint_path, o.fingerprint, o, state);
+      last_save = elapsed();
+    }
     // Boxes that cannot beat the best point are done.
     while (!queue.empty() && queue.top().upper <= r.lower) queue.pop();
     const double upper = queue.empty() ? r.lower : std::max(r.lower, queue.top().upper);
@@ -198,7 +264,8 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
     for (auto& ev : done) accept(std::move(ev));
   }
   r.upper = std::max(r.upper, r.lower);
-  r.seconds = elapsed();
+  r.seconds = seconds_before + elapsed();
+  if (checkpointing) save_state(o.checkpoint_path, o.fingerprint, o, state);
   return r;
 }
 

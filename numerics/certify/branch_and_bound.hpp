@@ -28,6 +28,12 @@ struct BranchAndBoundOptions {
   int threads = 1;
   int batch = 16;                // boxes split per round (fixed, for determinism)
   long prec = 128;
+  /// When non-empty: the search state (every open box, the best point, the counters) is written there atomically
+  /// every `checkpoint_seconds` and when the search stops, and a search started with the same `fingerprint` resumes
+  /// from it (a finished one returns at once). The time budget counts this run only; boxes and seconds accumulate.
+  std::string checkpoint_path;
+  std::string fingerprint;
+  double checkpoint_seconds = 10;
 };
 
 struct BranchAndBoundResult {
@@ -38,11 +44,13 @@ struct BranchAndBoundResult {
   double seconds = 0;
   bool complete = false;          // the gap was reached (otherwise the budget stopped it)
   std::string stopped_by;         // "gap", "budget", "max-boxes"
+  bool resumed = false;           // continued from a checkpoint
   double gap() const { return upper - lower; }
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BranchAndBoundResult, upper, lower, argmax, boxes, seconds, complete, stopped_by)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BranchAndBoundResult, upper, lower, argmax, boxes, seconds, complete, stopped_by, resumed)
 
-/// Throws InputError for an empty or inverted box, a negative gap or budget, threads or batch < 1.
+/// Throws InputError for an empty or inverted box, a negative gap or budget, threads or batch < 1, or a checkpoint
+/// whose fingerprint or box is not this search's (argument "--checkpoint").
 BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const PointEvaluation& at_point,
                                               const BranchAndBoundOptions& options);
 

@@ -1,11 +1,14 @@
 #include "theorems/common/certify_model.hpp"
 
+#include "numerics/certify/double_execution.hpp"
 #include "numerics/model/forward.hpp"
+#include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/model/random_model.hpp"
 #include "reports/result.hpp"
 #include "reports/text_format.hpp"
 #include "theorems/infoflow/target_eval.hpp"
+#include "theorems/suite.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -31,6 +34,10 @@ void validate(const ModelT<mpfr::mpreal>& m, const CertifyRequest& q) {
   if (!(q.budget_seconds > 0 && q.budget_seconds <= 86400)) throw InputError("--budget", "expected 0 < S <= 86400 seconds");
   if (q.threads < 1 || q.threads > 256) throw InputError("--threads", "expected 1 <= K <= 256");
   if (q.max_boxes < 1 || q.max_boxes > 1'000'000'000) throw InputError("--max-boxes", "expected 1 <= N <= 1e9");
+  if (q.execution != "real" && q.execution != "double")
+    throw InputError("--execution", "expected real or double, got '" + q.execution + "'");
+  if (!(q.checkpoint_seconds > 0 && q.checkpoint_seconds <= 86400))
+    throw InputError("--checkpoint-every", "expected 0 < S <= 86400 seconds");
 }
 
 template <class S>
@@ -42,12 +49,17 @@ Sequence<S> as_sequence(const std::vector<S>& flat, int T, int d) {
 
 }  // namespace
 
-CertifyReport certify_model(const ModelT<mpfr::mpreal>& model, const CertifyRequest& request) {
+CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const CertifyRequest& request) {
   CertifyRequest q = request;
-  if (q.d == 0) q.d = model.arch.d;
-  validate(model, q);
+  if (q.d == 0) q.d = file_model.arch.d;
+  validate(file_model, q);
   const ParsedTarget target = parse_target(q.target);
   check_target_evaluable(target, q.T, q.d);
+  // In float64 the model that runs is the file's weights rounded to double; certify that one (exactly) and add
+  // the rounding of its execution.
+  const bool in_double = q.execution == "double";
+  const Model as_double = convert_model<double>(file_model, Precision{53});
+  const ModelT<mpfr::mpreal> model = in_double ? convert_model<mpfr::mpreal>(as_double, Precision{256}) : file_model;
   const ModelT<DualBall> dual = convert_model<DualBall>(model, Precision{kPrec});
   const ModelT<ArbBall> ball = convert_model<ArbBall>(model, Precision{kPrec});
   const ParamLayout layout(model.arch);
@@ -67,10 +79,30 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& model, const CertifyRequ
   o.max_boxes = q.max_boxes;
   o.threads = q.threads;
   o.prec = kPrec;
+  o.checkpoint_path = q.checkpoint;
+  o.checkpoint_seconds = q.checkpoint_seconds;
+  // What the search is about; budgets and gaps may change between a run and its resumption.
+  o.fingerprint = settings_version("certify-v1", json{{"weights", weights_to_json(model)}, {"target", q.target}, {"T", q.T},
+                                                      {"d", q.d}, {"execution", q.execution}});
   CertifyReport rep;
   rep.request = q;
   rep.result = sup_abs_branch_and_bound(on_box, at_point, o);
+  rep.resumed = rep.result.resumed;
   rep.boxes_per_second = rep.result.seconds > 0 ? rep.result.boxes / rep.result.seconds : 0;
+  if (in_double) {
+    DoubleExecutionReport d;
+    d.rounding_bound = double_execution_error_bound(as_double, q.T, q.box_lo, q.box_hi).output_error;
+    d.upper = (ArbBall(rep.result.upper, kPrec) + ArbBall(d.rounding_bound, kPrec)).upper();
+    // The float64 forward pass at the attained input, against F in arb: an attained error of the model as it runs.
+    if (!rep.result.argmax.empty()) {
+      const Sequence<double> X = as_sequence(rep.result.argmax, q.T, q.d);
+      const Sequence<ArbBall> Xb = convert_sequence<ArbBall>(X, Precision{kPrec});
+      const ArbBall err = ArbBall(forward(as_double, ParamLayout(as_double.arch), X).y, kPrec) -
+                          evaluate_target(target, Xb, Precision{kPrec});
+      d.lower = std::max(0.0, abs(err).lower());
+    }
+    rep.double_execution = d;
+  }
   return rep;
 }
 
@@ -89,8 +121,17 @@ void to_json(json& j, const CertifyReport& r) {
            {"boxes", r.result.boxes},
            {"seconds", r.result.seconds},
            {"boxes_per_second", r.boxes_per_second},
+           {"resumed", r.resumed},
            {"grade", "certified upper bound (arb, whole box); lower bound attained at an input (arb)"},
-           {"covers", "the real-number function the weights define (not floating-point execution)"}};
+           {"covers", r.double_execution ? "the real-number function of the weights rounded to double, and (below) "
+                                           "its float64 execution"
+                                         : "the real-number function the weights define (not floating-point execution)"}};
+  if (r.double_execution)
+    j["double_execution"] = {{"rounding_bound", r.double_execution->rounding_bound},
+                             {"sup_error_upper", r.double_execution->upper},
+                             {"sup_error_lower", r.double_execution->lower},
+                             {"covers", "ForwardPass<double> (binary64, round to nearest, exp within 1 ulp), any "
+                                        "summation order, with or without FMA"}};
 }
 
 std::string certify_table(const CertifyReport& r) {
@@ -104,7 +145,15 @@ std::string certify_table(const CertifyReport& r) {
   o << ")\n";
   o << "  gap " << num(r.result.gap()) << (r.result.complete ? " (requested gap reached)" : " (stopped by " + r.result.stopped_by + ")")
     << ", " << r.result.boxes << " boxes in " << format_number(r.result.seconds, 3) << " s (" << format_number(r.boxes_per_second, 4)
-    << " boxes/s)\n";
+    << " boxes/s)" << (r.resumed ? ", resumed from a checkpoint" : "") << "\n";
+  if (r.double_execution) {
+    o << "  float64 execution (weights rounded to double, ForwardPass<double>):\n";
+    o << "    rounding of the double forward pass <= " << format_bound(r.double_execution->rounding_bound, 6, true)
+      << "   (certified over the whole box)\n";
+    o << "    sup |model_double - F| <= " << format_bound(r.double_execution->upper, 6, true) << "\n";
+    o << "    sup |model_double - F| >= " << format_bound(r.double_execution->lower, 6, false)
+      << "   (the double forward pass at the input above)\n";
+  }
   return o.str();
 }
 

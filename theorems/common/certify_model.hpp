@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 
 namespace infoflow {
@@ -20,19 +21,36 @@ struct CertifyRequest {
   double budget_seconds = 60;
   long max_boxes = 10'000'000;  // a box budget makes the result deterministic (a time budget does not)
   int threads = 1;
+  /// "real": the real-number function the weights define. "double": also the model as it runs in float64 (its
+  /// weights rounded to double, ForwardPass<double>), by adding a rigorous rounding bound (double_execution.hpp).
+  std::string execution = "real";
+  /// When non-empty, the search state is saved there every `checkpoint_seconds` and at the end, and a run with the
+  /// same model and request resumes from it (docs/certify.md §5).
+  std::string checkpoint;
+  double checkpoint_seconds = 10;
+};
+
+/// The float64 execution's figures (execution = "double").
+struct DoubleExecutionReport {
+  double rounding_bound = 0;  // sup over the box of |ŷ_double − ŷ_real| (certified, docs/certify.md §2)
+  double upper = 0;           // certified: sup |ŷ_double − F| ≤ this (branch-and-bound's upper + rounding bound)
+  double lower = 0;           // attained: |ŷ_double − F| at the argmax, the double forward pass against F in arb
 };
 
 struct CertifyReport {
   CertifyRequest request;
   BranchAndBoundResult result;
   double boxes_per_second = 0;
+  std::optional<DoubleExecutionReport> double_execution;
+  bool resumed = false;       // the search continued from a checkpoint
 };
 void to_json(nlohmann::json& j, const CertifyReport& r);
 std::string certify_table(const CertifyReport& r);
 
 /// Throws InputError (exit 2) for an unknown or non-evaluable target, a token dimension that is not the
 /// model's, T outside 1..64 or beyond the model's positional table, T·d > 64, an empty box, a gap < 0, a budget
-/// outside (0, 1 day], threads outside 1..256.
+/// outside (0, 1 day], threads outside 1..256, an execution other than real or double, or a checkpoint file that
+/// belongs to another model or request.
 CertifyReport certify_model(const ModelT<mpfr::mpreal>& model, const CertifyRequest& request);
 
 /// Two independent routes to one model's sup error (docs/certify.md §4): branch-and-bound (any model) against a

@@ -290,44 +290,28 @@ void run_class_fits(const DepthSeparationConfig& cfg, const SuiteContext& ctx, S
   }
   {
     Check k;
-    k.id = "class-fits.certified-covers-sampled";
-    k.grade = Grade::Certified;
-    k.statement = "Two routes to each model's sup error agree: the certified upper bound (branch-and-bound, whole box) is "
-                  ">= the largest sampled error and >= the attained lower bound";
-    k.verdict = Verdict::Inconclusive;
-    for (const auto& e : errors) {
-      if (!e.certified) continue;
-      const std::string key = "T=" + std::to_string(e.T) + ",p=" + std::to_string(e.p);
-      k.measured[key] = {{"sampled_max", e.sampled_max}, {"certified_lower", e.certified_lower},
-                         {"certified_upper", e.certified_upper}};
-      const bool ok = e.certified_upper >= e.sampled_max && e.certified_upper >= e.certified_lower;
-      if (!ok) k.verdict = Verdict::Fail;
-      else if (k.verdict == Verdict::Inconclusive) k.verdict = Verdict::Pass;
-    }
-    k.bound = "certified_upper >= max(sampled_max, certified_lower)";
-    r.checks.push_back(k);
-  }
-  {
-    Check k;
     k.id = "class-fits.sandwich-ordered";
     k.grade = Grade::Certified;
-    k.statement = "The certified lower bounds on each fitted model's sup error (the class bound at the largest L*R of a "
-                  "[-1,1] model of its width; the class and dilution bounds at the model's own certified L*R) lie below its certified upper bound; "
-                  "a crossing means the lower bound, the L*R cap or the branch-and-bound is wrong";
+    k.statement = "For each fitted model whose sup error is certified, every lower bound lies below its certified upper "
+                  "bound: the class bound at the largest L*R of a [-1,1] model of its width, the class and dilution bounds "
+                  "at the model's own certified L*R, the largest sampled error and branch-and-bound's attained one; a "
+                  "crossing means the lower bound, the L*R cap or the branch-and-bound is wrong";
     k.verdict = Verdict::Inconclusive;
     std::map<std::string, double> lower_bounds;
     for (const auto& e : errors) {
       const std::string key = "T=" + std::to_string(e.T) + ",p=" + std::to_string(e.p);
       if (e.eps_lower_class > 0) lower_bounds[key] = e.eps_lower_class;
-      if (!e.certified || (e.eps_lower_class <= 0 && e.eps_lower_model <= 0)) continue;
+      if (!e.certified) continue;
       k.measured[key] = {{"eps_lower_class", e.eps_lower_class}, {"eps_lower_model", e.eps_lower_model},
+                         {"sampled_max", e.sampled_max}, {"certified_lower", e.certified_lower},
                          {"certified_upper", e.certified_upper}, {"lr_cap", e.lr_cap}, {"model_lr", e.model_lr}};
-      const bool ok = e.eps_lower_class <= e.certified_upper && e.eps_lower_model <= e.certified_upper &&
-                      e.model_lr <= e.lr_cap;
+      const double largest_lower =
+          std::max({e.eps_lower_class, e.eps_lower_model, e.sampled_max, e.certified_lower});
+      const bool ok = largest_lower <= e.certified_upper && e.model_lr <= e.lr_cap;
       if (!ok) k.verdict = Verdict::Fail;
       else if (k.verdict == Verdict::Inconclusive) k.verdict = Verdict::Pass;
     }
-    k.bound = "eps_lower_class <= certified_upper, eps_lower_model <= certified_upper, model L*R <= L*R cap";
+    k.bound = "max(eps_lower_class, eps_lower_model, sampled_max, certified_lower) <= certified_upper; model L*R <= cap";
     r.checks.push_back(with_bounds(k, lower_bounds, false));
   }
 }
