@@ -31,7 +31,7 @@ expect "bad precision bits" 2 "--precision" -- "$cli" eval --weights "$work/bad.
 expect "bad profile" 2 "--profile: expected quick, full or nightly" -- "$cli" all --profile slow --out "$work/x"
 expect "bad threads" 2 "--threads" -- "$cli" all --threads -3 --out "$work/x"
 # eval on exported weights: a bad input value or token shape names the input's path.
-"$cli" thm1 --T 2 --eps 0.1 --fit-T 2 --p 2 --n 1 --class-T 4 --out "$work/w" >/dev/null 2>&1
+"$cli" thm1 --T 2 --eps 0.1 --fit-T 2 --p 2 --n 1 --class-T 4 --class-fit-T 3 --class-fit-p 1,2 --out "$work/w" >/dev/null 2>&1
 weights="$work/w/weights/thm1-two-layer-d2-T2-eps0.1.json"
 echo '{"inputs": [[[0.1, 0.2], [0.3, "abc"]]]}' > "$work/in_bad.json"
 echo '{"inputs": [[[0.1, 0.2], [0.3]]]}' > "$work/in_shape.json"
@@ -50,6 +50,13 @@ expect "certify json" 0 '"sup_error_upper"' -- "$cli" certify --weights "$weight
 expect "certify unspecified function" 2 "--target: column .*unspecified function" -- "$cli" certify --weights "$weights" --target 'min_{s,t} bil_1(x[s], x[t])' --T 2
 expect "certify bad box" 2 "--box: expected LO,HI" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --box 1
 expect "certify wrong d" 2 "--d: the model's tokens have d = 2" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --d 3
+expect "certify execution double" 0 "rounding of the double forward pass <=" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 100 --execution double
+expect "certify bad execution" 2 "--execution: expected real or double" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --execution float
+"$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 100 --checkpoint "$work/bnb.json" >/dev/null 2>&1
+expect "certify resumes" 0 "resumed from a checkpoint" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 200 --checkpoint "$work/bnb.json"
+expect "certify foreign checkpoint" 2 "--checkpoint: the checkpoint .* belongs to another model, target or box" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --checkpoint "$work/bnb.json"
+echo '{"schema": 1}' > "$work/bnb_bad.json"
+expect "certify malformed checkpoint" 2 "--checkpoint" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --checkpoint "$work/bnb_bad.json"
 expect "certify big T" 2 "--T: expected 1 <= T <= 64" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 100
 expect "bound bad class-T" 2 "--class-T" -- "$cli" thm1 --class-T 40 --out "$work/ct"
 expect "eval bad value" 2 '--inputs inputs\[0\]\[1\]\[1\]: expected a decimal number' -- "$cli" eval --weights "$weights" --inputs "$work/in_bad.json"
@@ -164,7 +171,7 @@ expect "plan heads short" 2 "--heads: expected one head count per layer" -- "$cl
 expect "plan T" 2 "--T: expected a sequence length" -- "$cli" plan --target 'x[1]' --T 0
 
 # Theorem 1 is resumable: kill it mid-sweep, rerun, and the result equals an uninterrupted run.
-small=(thm1 --seed 5 --T 2,4 --eps 0.1,0.01,0.001 --fit-T 2,3 --p 2,4 --n 1)
+small=(thm1 --seed 5 --T 2,4 --eps 0.1,0.01,0.001 --fit-T 2,3 --p 2,4 --n 1 --class-fit-T 3 --class-fit-p 1,2)
 "$cli" "${small[@]}" --out "$work/fresh" >/dev/null 2>&1
 "$cli" "${small[@]}" --out "$work/killed" --threads 1 >/dev/null 2>&1 &
 pid=$!

@@ -20,7 +20,7 @@ same() {  # same NAME FILE_A FILE_B: result JSON equal once timings are removed
 "$cli" all --only thm3 --out "$work/plain2" >/dev/null 2>&1 || { echo "FAIL plain all --only thm3"; exit 1; }
 "$mpirun" -np 2 "$mpi_cli" all --only thm3 --out "$work/mpi2" >/dev/null 2>&1 || { echo "FAIL mpirun -np 2 all --only thm3"; exit 1; }
 same "all --only thm3: mpirun -np 2 = one process" "$work/plain2/results.json" "$work/mpi2/results.json"
-targs=(thm1 --T 2,4 --eps 0.1,0.01 --fit-T 2,3 --p 2,4 --n 1 --class-T 5)
+targs=(thm1 --T 2,4 --eps 0.1,0.01 --fit-T 2,3 --p 2,4 --n 1 --class-T 5 --class-fit-T 3,4 --class-fit-p 1,2)
 "$cli" "${targs[@]}" --out "$work/plain1" >/dev/null 2>&1 || { echo "FAIL plain thm1 run"; exit 1; }
 "$mpirun" -np 3 "$mpi_cli" "${targs[@]}" --out "$work/mpi1" >/dev/null 2>&1 || { echo "FAIL mpirun -np 3 thm1"; exit 1; }
 same "thm1: mpirun -np 3 = one process" "$work/plain1/result.json" "$work/mpi1/result.json"

@@ -204,7 +204,7 @@ TEST_CASE("double execution: the rounding bound covers |double - MPFR| at every 
     }
 }
 
-TEST_CASE("certify --execution double adds the rounding bound; a checkpointed search resumes to the same result",
+TEST_CASE("certify --execution double adds the rounding bound and a checkpointed search resumes to the same result",
           "[certify]") {
   SplitMix64 rng = test::rng_for("certify-resume");
   const Model m = random_model(single_layer_fit_architecture(2, 4, 1, 3), rng);

@@ -17,7 +17,7 @@ using nlohmann::json;
 // Small sweeps: every check still runs, on fewer points (thm1's fits dominate otherwise).
 const std::map<std::string, std::map<std::string, std::string>>& shrunk_options() {
   static const std::map<std::string, std::map<std::string, std::string>> o = {
-      {"thm1-depth-separation", {{"--T", "2,8"}, {"--eps", "0.1,0.01"}, {"--fit-T", "2,3"}, {"--p", "2,8"}, {"--n", "2"}, {"--class-T", "5,9"}, {"--class-fit-T", "4"}, {"--class-fit-p", "1,2,8"}}},
+      {"thm1-depth-separation", {{"--T", "2,8"}, {"--eps", "0.1,0.01"}, {"--fit-T", "2,3"}, {"--p", "2,8"}, {"--n", "2"}, {"--class-T", "5,9"}, {"--class-fit-T", "4"}, {"--class-fit-p", "1,2"}}},
       {"thm2-kth-retrieval",
        {{"--k", "1,2"}, {"--T", "3,4"}, {"--argmax-T", "2,64"}, {"--eps", "0.1,0.001"}, {"--n", "1"}, {"--p", "2,4"}}},
       {"thm3-aggregation-decoding", {{"--T0", "1,3"}, {"--E", "1,2"}, {"--eps", "0.001,1e-05,1e-07"}}},

@@ -4,7 +4,7 @@
 //   - every weight is kept in [−1, 1] by Ceres parameter bounds, the temperatures are free (and reported);
 //   - ≥ 8 widths per T, ≥ 16 restarts per width, each width's first restart warm-started from the previous width;
 //   - each final model's sup error over [0,1]^{T·d} is certified by branch-and-bound where T·d ≤ 8 (an upper bound
-//     over the whole box and an attained input), and only sampled beyond (labelled so);
+//     over the whole box and an attained input); beyond, only attained errors are known (labelled so);
 //   - the certified lower curve: a model of this architecture with weights in [−1, 1] has readout L·R at most
 //     n E² p (p(d+1) + 1), so the packing bound, inverted, says its error on the completion family (hence its sup
 //     error) exceeds ε_lower(p).
@@ -47,9 +47,9 @@ struct ClassFitErrors {
   std::size_t M_total = 0;
   double sampled_max = 0;       // largest |model − F| over random inputs (double)
   long sampled_inputs = 0;
-  bool certified = false;       // T·d ≤ limit: the next four are branch-and-bound's
-  double certified_lower = 0;   // attained at an input (arb)
-  double certified_upper = 0;   // over the whole box (arb)
+  bool certified = false;       // T·d ≤ limit: the upper bound, boxes and completeness are branch-and-bound's
+  double certified_lower = 0;   // attained at an input (arb): the search's candidates, also when not certified
+  double certified_upper = 0;   // over the whole box (arb); 0 when not certified
   long boxes = 0;
   bool complete = false;        // the requested gap was reached within the box budget
   double lr_cap = 0;            // n E² p (p(d+1) + 1): the largest L·R of any model of this shape in [−1, 1]

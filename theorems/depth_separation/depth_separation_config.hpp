@@ -24,10 +24,10 @@ struct ClassFitConfig {
   int E = 4;
   int n = 1;
   int restarts = 16;
-  int train_samples = 300;
-  int valid_samples = 200;
-  int max_iterations = 40;
-  long certify_boxes = 300;    // branch-and-bound budget per model (boxes: deterministic)
+  int train_samples = 200;
+  int valid_samples = 150;
+  int max_iterations = 25;
+  long certify_boxes = 2000;   // branch-and-bound budget per model (boxes: deterministic)
   double certify_gap = 1e-2;   // relative gap requested
   int certify_max_dims = 8;    // certify where T·d ≤ this; sample beyond
   int sampled_inputs = 2000;
