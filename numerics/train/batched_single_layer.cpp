@@ -1,0 +1,208 @@
+#include "numerics/train/batched_single_layer.hpp"
+
+#include "numerics/util/errors.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace infoflow {
+
+namespace {
+
+using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMat = Eigen::Map<const RowMat>;
+using MutMat = Eigen::Map<RowMat>;
+using ConstVec = Eigen::Map<const Eigen::VectorXd>;
+using MutVec = Eigen::Map<Eigen::VectorXd>;
+
+ConstMat mat(const double* p, std::size_t off, int rows, int cols) { return ConstMat(p + off, rows, cols); }
+MutMat mat(double* p, std::size_t off, int rows, int cols) { return MutMat(p + off, rows, cols); }
+ConstVec vec(const double* p, std::size_t off, int n) { return ConstVec(p + off, n); }
+MutVec vec(double* p, std::size_t off, int n) { return MutVec(p + off, n); }
+
+// Y = map(X) over the columns of X, keeping what the reverse sweep needs in w.
+void map_forward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X, BatchedSingleLayer::MapWork& w) {
+  if (m.kind == MapKind::Affine) {
+    w.out.noalias() = mat(p, m.W, m.out, m.in) * X;
+    w.out.colwise() += vec(p, m.b, m.out);
+    return;
+  }
+  w.pre.noalias() = mat(p, m.W1, m.width, m.in) * X;
+  w.pre.colwise() += vec(p, m.b1, m.width);
+  w.hidden = w.pre.cwiseMax(0.0);
+  w.out.noalias() = mat(p, m.W2, m.out, m.width) * w.hidden;
+  w.out.colwise() += vec(p, m.b2, m.out);
+}
+
+// Given g_out = d(loss)/d(out), adds the parameter gradients into grad and, when want_input, writes d/dX into w.g_in.
+void map_backward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X, const Eigen::MatrixXd& g_out,
+                  BatchedSingleLayer::MapWork& w, double* grad, bool want_input) {
+  if (m.kind == MapKind::Affine) {
+    mat(grad, m.W, m.out, m.in).noalias() += g_out * X.transpose();
+    vec(grad, m.b, m.out) += g_out.rowwise().sum();
+    if (want_input) w.g_in.noalias() = mat(p, m.W, m.out, m.in).transpose() * g_out;
+    return;
+  }
+  mat(grad, m.W2, m.out, m.width).noalias() += g_out * w.hidden.transpose();
+  vec(grad, m.b2, m.out) += g_out.rowwise().sum();
+  w.g_hidden.noalias() = mat(p, m.W2, m.out, m.width).transpose() * g_out;
+  // ReLU: the gradient passes where the pre-activation is positive (0 at a kink, as the per-sample route).
+  w.g_hidden = w.g_hidden.cwiseProduct((w.pre.array() > 0.0).cast<double>().matrix());
+  mat(grad, m.W1, m.width, m.in).noalias() += w.g_hidden * X.transpose();
+  vec(grad, m.b1, m.width) += w.g_hidden.rowwise().sum();
+  if (want_input) w.g_in.noalias() = mat(p, m.W1, m.width, m.in).transpose() * w.g_hidden;
+}
+
+}  // namespace
+
+void pack_samples(const std::vector<std::vector<std::vector<double>>>& X, const std::vector<double>& y,
+                  const std::vector<std::size_t>& indices, SampleBlock& block) {
+  if (X.size() != y.size()) throw InputError("samples", "expected one target per sequence");
+  if (indices.empty()) {
+    block.X.resize(block.X.rows(), 0);
+    block.y.resize(0);
+    return;
+  }
+  const int T = static_cast<int>(X[indices.front()].size());
+  const int d = T > 0 ? static_cast<int>(X[indices.front()].front().size()) : 0;
+  if (T < 1 || d < 1) throw InputError("samples", "expected sequences of at least one token of dimension >= 1");
+  block.T = T;
+  block.X.resize(d, static_cast<Eigen::Index>(indices.size()) * T);
+  block.y.resize(static_cast<Eigen::Index>(indices.size()));
+  for (std::size_t n = 0; n < indices.size(); ++n) {
+    const auto& seq = X.at(indices[n]);
+    if (static_cast<int>(seq.size()) != T)
+      throw InputError("samples", "sequence " + std::to_string(indices[n]) + " has length " + std::to_string(seq.size()) +
+                                      ", expected T = " + std::to_string(T) + " (a block holds one length)");
+    for (int t = 0; t < T; ++t) {
+      if (static_cast<int>(seq[t].size()) != d)
+        throw InputError("samples", "sequence " + std::to_string(indices[n]) + ", token " + std::to_string(t) +
+                                        ": expected dimension " + std::to_string(d));
+      for (int i = 0; i < d; ++i) block.X(i, static_cast<Eigen::Index>(n) * T + t) = seq[t][i];
+    }
+    block.y(static_cast<Eigen::Index>(n)) = y[indices[n]];
+  }
+}
+
+BatchedSingleLayer::BatchedSingleLayer(const ParamLayout& layout) : L_(layout) {
+  if (layout.layers().size() != 1)
+    throw ContractError("BatchedSingleLayer", "model: the batched gradient covers single-layer models only");
+}
+
+void BatchedSingleLayer::predict(const double* params, const double* temperatures, const SampleBlock& block,
+                                 Workspace& work, Eigen::VectorXd& out) const {
+  (void)sse(params, temperatures, block, work, nullptr, nullptr);
+  out = work.readout.out.row(0).transpose();
+}
+
+double BatchedSingleLayer::sse(const double* params, const double* temperatures, const SampleBlock& block,
+                               Workspace& w, double* grad, double* temperature_grad) const {
+  const Architecture& a = L_.arch();
+  const LayerOffsets& layer = L_.layers()[0];
+  const int N = block.count(), T = block.T, E = a.E;
+  if (block.X.rows() != a.d) throw InputError("samples", "tokens have dimension " + std::to_string(block.X.rows()) +
+                                                             ", the model expects d = " + std::to_string(a.d));
+  if (a.positions > 0 && T > a.positions)
+    throw InputError("samples", "sequence length " + std::to_string(T) + " exceeds the positional table");
+  if (N == 0) return 0.0;
+  const Eigen::Index NT = static_cast<Eigen::Index>(N) * T;
+
+  // ---- forward ----
+  map_forward(params, L_.encoder(), block.X, w.encoder);
+  w.U = w.encoder.out;
+  if (a.positions > 0)
+    for (Eigen::Index j = 0; j < NT; ++j)
+      w.U.col(j) += mat(params, L_.positional(), a.positions, E).row(static_cast<int>(j % T)).transpose();
+  const ConstVec c0 = vec(params, L_.cls0(), E);
+  w.heads.resize(layer.heads.size());
+  w.concat.resize(layer.concat_dim, N);
+  int row = 0;
+  for (std::size_t h = 0; h < layer.heads.size(); ++h) {
+    const HeadOffsets& ho = layer.heads[h];
+    HeadWork& hw = w.heads[h];
+    const double beta = temperatures[ho.temperature];
+    // The only query is the CLS state ĉ0, the same for every sample.
+    hw.q.noalias() = mat(params, ho.Q, ho.key_dim, E) * c0;
+    hw.keys.noalias() = mat(params, ho.K, ho.key_dim, E) * w.U;
+    hw.values.noalias() = mat(params, ho.V, ho.value_dim, E) * w.U;
+    hw.scores.noalias() = hw.q.transpose() * hw.keys;
+    hw.weights.resize(NT);
+    for (int n = 0; n < N; ++n) {
+      const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
+      double top = -INFINITY;
+      for (int t = 0; t < T; ++t) top = std::max(top, beta * hw.scores(base + t));
+      double denom = 0;
+      for (int t = 0; t < T; ++t) denom += (hw.weights(base + t) = std::exp(beta * hw.scores(base + t) - top));
+      for (int t = 0; t < T; ++t) hw.weights(base + t) /= denom;
+      w.concat.col(n).segment(row, ho.value_dim).noalias() =
+          hw.values.middleCols(base, T) * hw.weights.segment(base, T).transpose();
+    }
+    row += ho.value_dim;
+  }
+  w.cls.noalias() = mat(params, layer.W_O, E, layer.concat_dim) * w.concat;
+  w.cls.colwise() += c0;
+  map_forward(params, L_.readout(), w.cls, w.readout);
+  const Eigen::RowVectorXd residual = w.readout.out.row(0) - block.y.transpose();
+  const double total = residual.squaredNorm();
+  if (!grad && !temperature_grad) return total;
+
+  // ---- reverse sweep of Σ r², into scratch when only the temperature gradient is wanted ----
+  std::vector<double> scratch;
+  if (!grad) {
+    scratch.assign(L_.size(), 0.0);
+    grad = scratch.data();
+  }
+  w.g_y = 2.0 * residual;
+  map_backward(params, L_.readout(), w.cls, w.g_y, w.readout, grad, true);
+  w.g_cls = w.readout.g_in;
+  vec(grad, L_.cls0(), E) += w.g_cls.rowwise().sum();  // the residual c = ĉ0 + W_O a
+  mat(grad, layer.W_O, E, layer.concat_dim).noalias() += w.g_cls * w.concat.transpose();
+  w.g_concat.noalias() = mat(params, layer.W_O, E, layer.concat_dim).transpose() * w.g_cls;
+  w.g_U.setZero(E, NT);
+  Eigen::VectorXd g_c0 = Eigen::VectorXd::Zero(E);
+  row = 0;
+  for (std::size_t h = 0; h < layer.heads.size(); ++h) {
+    const HeadOffsets& ho = layer.heads[h];
+    HeadWork& hw = w.heads[h];
+    const double beta = temperatures[ho.temperature];
+    hw.g_values.resize(ho.value_dim, NT);
+    hw.g_keys.resize(ho.key_dim, NT);
+    hw.g_q.setZero(ho.key_dim);
+    hw.g_weights.resize(T);
+    double g_beta = 0;
+    for (int n = 0; n < N; ++n) {
+      const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
+      const auto g_a = w.g_concat.col(n).segment(row, ho.value_dim);
+      // a = Σ w_t v_t: dv_t = w_t g_a; dw_t = g_a·v_t; softmax: dz_t = w_t (dw_t − Σ_s w_s dw_s); z_t = β q·k_t.
+      double mean = 0;
+      for (int t = 0; t < T; ++t) {
+        hw.g_values.col(base + t).noalias() = hw.weights(base + t) * g_a;
+        hw.g_weights(t) = g_a.dot(hw.values.col(base + t));
+        mean += hw.weights(base + t) * hw.g_weights(t);
+      }
+      for (int t = 0; t < T; ++t) {
+        const double dz = hw.weights(base + t) * (hw.g_weights(t) - mean);
+        g_beta += dz * hw.scores(base + t);
+        hw.g_q.noalias() += (beta * dz) * hw.keys.col(base + t);
+        hw.g_keys.col(base + t) = (beta * dz) * hw.q;
+      }
+    }
+    if (temperature_grad) temperature_grad[ho.temperature] += g_beta;
+    mat(grad, ho.V, ho.value_dim, E).noalias() += hw.g_values * w.U.transpose();
+    mat(grad, ho.K, ho.key_dim, E).noalias() += hw.g_keys * w.U.transpose();
+    w.g_U.noalias() += mat(params, ho.V, ho.value_dim, E).transpose() * hw.g_values;
+    w.g_U.noalias() += mat(params, ho.K, ho.key_dim, E).transpose() * hw.g_keys;
+    mat(grad, ho.Q, ho.key_dim, E).noalias() += hw.g_q * c0.transpose();
+    g_c0.noalias() += mat(params, ho.Q, ho.key_dim, E).transpose() * hw.g_q;
+    row += ho.value_dim;
+  }
+  vec(grad, L_.cls0(), E) += g_c0;
+  if (a.positions > 0)
+    for (Eigen::Index j = 0; j < NT; ++j)
+      mat(grad, L_.positional(), a.positions, E).row(static_cast<int>(j % T)) += w.g_U.col(j).transpose();
+  map_backward(params, L_.encoder(), block.X, w.g_U, w.encoder, grad, false);
+  return total;
+}
+
+}  // namespace infoflow

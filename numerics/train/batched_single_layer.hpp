@@ -1,0 +1,71 @@
+#pragma once
+// The sum of squared residuals of a single-layer model over a block of samples, and its gradient with respect to
+// every weight and temperature, computed for the whole block at once: the samples' tokens are the columns of one
+// matrix, so every linear map is one matrix product (Eigen), and the reverse sweep is the same products transposed.
+// This is what makes first-order training fast on these small models: the per-sample route
+// (numerics/fit/single_layer_gradient.cpp) spends its time in small loops and allocations.
+//
+// Any single-layer architecture of docs/theory.md §1: affine or FFN encoder, optional positions, any number of heads of
+// any key and value dimension, affine or FFN readout. A Workspace holds every intermediate; once it has seen a block
+// size it allocates nothing more.
+#include "numerics/model/model.hpp"
+
+#include <Eigen/Dense>
+
+#include <vector>
+
+namespace infoflow {
+
+/// A block of samples, all of sequence length T: column n·T + t of X is token t of sample n.
+struct SampleBlock {
+  int T = 0;
+  Eigen::MatrixXd X;  // d × (N·T)
+  Eigen::VectorXd y;  // N targets
+  int count() const { return static_cast<int>(y.size()); }
+};
+
+/// Packs samples [begin, end) of sequences `X` (all of length T, tokens of dimension d) into `block` (reusing its
+/// storage). Throws InputError when the sequences are ragged or the dimensions differ.
+void pack_samples(const std::vector<std::vector<std::vector<double>>>& X, const std::vector<double>& y,
+                  const std::vector<std::size_t>& indices, SampleBlock& block);
+
+class BatchedSingleLayer {
+ public:
+  /// Throws ContractError unless `layout` describes a single-layer model.
+  explicit BatchedSingleLayer(const ParamLayout& layout);
+
+  /// The intermediates of one block, kept between calls so that nothing is allocated once the block size is known.
+  struct MapWork {
+    Eigen::MatrixXd pre, hidden, out, g_hidden, g_in;
+  };
+  struct HeadWork {
+    Eigen::VectorXd q, g_q;
+    Eigen::MatrixXd keys, values, g_keys, g_values;  // key_dim × NT, value_dim × NT
+    Eigen::RowVectorXd scores, weights;              // 1 × NT: q·k_t, and the softmax per sample
+    Eigen::VectorXd g_weights;                       // T: d(loss)/d(w_t) of the sample in hand
+  };
+  struct Workspace {
+    MapWork encoder, readout;
+    Eigen::MatrixXd U, g_U;              // E × NT: token states
+    std::vector<HeadWork> heads;
+    Eigen::MatrixXd concat, g_concat;    // concat_dim × N
+    Eigen::MatrixXd cls, g_cls;          // E × N
+    Eigen::MatrixXd g_y;                 // 1 × N
+  };
+
+  /// Σ_n (ŷ_n − y_n)² over the block. When `grad` is non-null, adds d/dθ of that sum into grad[0 .. size) and, when
+  /// `temperature_grad` is non-null, d/dβ into temperature_grad[0 .. temperature_count).
+  double sse(const double* params, const double* temperatures, const SampleBlock& block, Workspace& work, double* grad,
+             double* temperature_grad) const;
+
+  /// The predictions ŷ for the block (no gradient).
+  void predict(const double* params, const double* temperatures, const SampleBlock& block, Workspace& work,
+               Eigen::VectorXd& out) const;
+
+  const ParamLayout& layout() const { return L_; }
+
+ private:
+  const ParamLayout& L_;
+};
+
+}  // namespace infoflow

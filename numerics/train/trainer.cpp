@@ -1,0 +1,148 @@
+#include "numerics/train/trainer.hpp"
+
+#include "numerics/train/batched_single_layer.hpp"
+#include "numerics/util/errors.hpp"
+#include "numerics/util/rng.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace infoflow {
+
+namespace {
+
+// Samples per chunk: the unit of parallel work and of the fixed summation order.
+constexpr int kChunk = 32;
+
+double rmse_of(const BatchedSingleLayer& g, const Model& m, const SampleBlock& block, BatchedSingleLayer::Workspace& w) {
+  if (block.count() == 0) return 0.0;
+  return std::sqrt(g.sse(m.params.data(), m.temperatures.data(), block, w, nullptr, nullptr) / block.count());
+}
+
+}  // namespace
+
+bool TrainOptions::is_valid(std::string* why) const {
+  const auto bad = [why](const std::string& field, double value, const char* expected) {
+    *why = field + " = " + std::to_string(value) + ", expected " + expected;
+    return false;
+  };
+  if (steps < 1) return bad("steps", steps, ">= 1");
+  if (batch < 1) return bad("batch", batch, ">= 1");
+  if (!(learning_rate > 0 && std::isfinite(learning_rate))) return bad("learning_rate", learning_rate, "finite and > 0");
+  if (!(weight_decay >= 0 && std::isfinite(weight_decay))) return bad("weight_decay", weight_decay, "finite and >= 0");
+  if (!(beta1 >= 0 && beta1 < 1)) return bad("beta1", beta1, "in [0, 1)");
+  if (!(beta2 >= 0 && beta2 < 1)) return bad("beta2", beta2, "in [0, 1)");
+  if (!(adam_eps > 0 && std::isfinite(adam_eps))) return bad("adam_eps", adam_eps, "finite and > 0");
+  if (!(weight_bound >= 0 && std::isfinite(weight_bound))) return bad("weight_bound", weight_bound, "finite and >= 0");
+  if (eval_every < 0) return bad("eval_every", eval_every, ">= 0");
+  if (!(target_valid_rmse >= 0 && std::isfinite(target_valid_rmse))) return bad("target_valid_rmse", target_valid_rmse, ">= 0");
+  if (threads < 1 || threads > 256) return bad("threads", threads, "in 1..256");
+  return true;
+}
+
+TrainResult train_single_layer(const Model& start, const Dataset& train, const Dataset& valid, const TrainOptions& o) {
+  if (std::string why; !o.is_valid(&why)) throw ContractError("train_single_layer", "TrainOptions::" + why);
+  if (train.y.empty()) throw ContractError("train_single_layer", "training set: expected at least one sample");
+  const ParamLayout layout(start.arch);
+  const BatchedSingleLayer g(layout);
+  const std::size_t P = layout.size(), B = layout.temperature_count();
+  const int N = static_cast<int>(train.y.size());
+  const int batch = std::min(o.batch, N);
+  const int chunks = (batch + kChunk - 1) / kChunk;
+
+  Model m = start;
+  if (o.weight_bound > 0)
+    for (auto& v : m.params) v = std::clamp(v, -o.weight_bound, o.weight_bound);
+  // Adam moments.
+  std::vector<double> m1(P, 0.0), m2(P, 0.0), t1(B, 0.0), t2(B, 0.0);
+  // Per-chunk gradients and blocks; per-thread workspaces.
+  std::vector<std::vector<double>> chunk_grad(chunks, std::vector<double>(P)), chunk_tgrad(chunks, std::vector<double>(B));
+  std::vector<SampleBlock> chunk_block(chunks);
+  std::vector<BatchedSingleLayer::Workspace> work(o.threads);
+  std::vector<double> grad(P), tgrad(B);
+
+  SampleBlock valid_block;
+  {
+    const Dataset& v = valid.y.empty() ? train : valid;
+    std::vector<std::size_t> all(v.y.size());
+    std::iota(all.begin(), all.end(), 0);
+    pack_samples(v.X, v.y, all, valid_block);
+  }
+  BatchedSingleLayer::Workspace eval_work;
+
+  SplitMix64 rng(derive_seed(o.seed, "train-order"));
+  std::vector<std::size_t> order(static_cast<std::size_t>(N));
+  std::iota(order.begin(), order.end(), 0);
+  std::size_t cursor = order.size();  // reshuffle on the first step
+  TrainResult out;
+  for (int step = 1; step <= o.steps; ++step) {
+    // The next minibatch of a shuffled epoch (a fresh permutation whenever one runs out).
+    std::vector<std::size_t> picked;
+    picked.reserve(static_cast<std::size_t>(batch));
+    while (static_cast<int>(picked.size()) < batch) {
+      if (cursor == order.size()) {
+        for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.uniform_index(i)]);
+        cursor = 0;
+      }
+      picked.push_back(order[cursor++]);
+    }
+    bool finite = true;
+#pragma omp parallel for schedule(static) num_threads(o.threads) reduction(&& : finite)
+    for (int c = 0; c < chunks; ++c) {
+      const std::size_t lo = static_cast<std::size_t>(c) * kChunk, hi = std::min(picked.size(), lo + kChunk);
+      pack_samples(train.X, train.y, std::vector<std::size_t>(picked.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                              picked.begin() + static_cast<std::ptrdiff_t>(hi)),
+                   chunk_block[c]);
+      std::fill(chunk_grad[c].begin(), chunk_grad[c].end(), 0.0);
+      std::fill(chunk_tgrad[c].begin(), chunk_tgrad[c].end(), 0.0);
+      const double sse = g.sse(m.params.data(), m.temperatures.data(), chunk_block[c], work[omp_get_thread_num()],
+                               chunk_grad[c].data(), o.free_temperatures ? chunk_tgrad[c].data() : nullptr);
+      finite = finite && std::isfinite(sse);
+    }
+    if (!finite) throw NumericError("training diverged: a non-finite loss at step " + std::to_string(step));
+    // Mean-squared-error gradient, summed in chunk order (deterministic for any thread count).
+    std::fill(grad.begin(), grad.end(), 0.0);
+    std::fill(tgrad.begin(), tgrad.end(), 0.0);
+    for (int c = 0; c < chunks; ++c) {
+      for (std::size_t i = 0; i < P; ++i) grad[i] += chunk_grad[c][i];
+      for (std::size_t i = 0; i < B; ++i) tgrad[i] += chunk_tgrad[c][i];
+    }
+    const double scale = 1.0 / static_cast<double>(picked.size());
+    const double lr = o.learning_rate * 0.5 * (1.0 + std::cos(M_PI * (step - 1) / o.steps));
+    const double c1 = 1.0 - std::pow(o.beta1, step), c2 = 1.0 - std::pow(o.beta2, step);
+    auto adam = [&](double& theta, double gi, double& a, double& b, bool decay) {
+      gi *= scale;
+      a = o.beta1 * a + (1 - o.beta1) * gi;
+      b = o.beta2 * b + (1 - o.beta2) * gi * gi;
+      theta -= lr * ((a / c1) / (std::sqrt(b / c2) + o.adam_eps) + (decay ? o.weight_decay * theta : 0.0));
+    };
+    for (std::size_t i = 0; i < P; ++i) {
+      adam(m.params[i], grad[i], m1[i], m2[i], true);
+      if (o.weight_bound > 0) m.params[i] = std::clamp(m.params[i], -o.weight_bound, o.weight_bound);
+    }
+    if (o.free_temperatures)
+      for (std::size_t i = 0; i < B; ++i) {
+        adam(m.temperatures[i], tgrad[i], t1[i], t2[i], false);
+        m.temperatures[i] = std::max(m.temperatures[i], kMinTemperature);
+      }
+    out.steps_run = step;
+    const bool evaluate = step == o.steps || (o.eval_every > 0 && step % o.eval_every == 0);
+    if (evaluate) {
+      const double v = rmse_of(g, m, valid_block, eval_work);
+      out.curve.emplace_back(step, v);
+      if (o.target_valid_rmse > 0 && v <= o.target_valid_rmse) {
+        out.reached_target = true;
+        break;
+      }
+    }
+  }
+  out.model = m;
+  out.train = model_errors(m, train);
+  out.valid = model_errors(m, valid.y.empty() ? train : valid);
+  return out;
+}
+
+}  // namespace infoflow

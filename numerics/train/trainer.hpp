@@ -1,0 +1,44 @@
+#pragma once
+// First-order training of single-layer models (docs/training.md): minibatch AdamW with a cosine learning-rate
+// schedule (the paper's recipe), optional projection of every weight to [−b, b] after each step (the class fits of
+// docs/certify.md §6), optional free temperatures. Gradients come from BatchedSingleLayer; a minibatch is cut into
+// fixed chunks of samples whose gradients are summed in chunk order, so the result depends on the seed only, not on
+// the thread count.
+#include "numerics/fit/model_fitter.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace infoflow {
+
+struct TrainOptions {
+  int steps = 2000;              // >= 1
+  int batch = 64;                // samples per step, >= 1 (capped at the training set's size)
+  double learning_rate = 1e-2;   // > 0, the peak of the cosine schedule
+  double weight_decay = 0.0;     // >= 0, decoupled (AdamW); never applied to temperatures
+  double beta1 = 0.9, beta2 = 0.999, adam_eps = 1e-8;
+  double weight_bound = 0.0;     // > 0: every weight projected to [−b, b] after each step
+  bool free_temperatures = false;
+  int eval_every = 0;            // >= 0: validation RMSE recorded every k steps (0: at the end only)
+  double target_valid_rmse = 0;  // > 0: stop at the first evaluation that reaches it (for time-to-target benchmarks)
+  std::uint64_t seed = 1;
+  int threads = 1;               // 1..256
+  /// True when every field is in range; otherwise false, with the first violation in *why.
+  bool is_valid(std::string* why) const;
+};
+
+struct TrainResult {
+  Model model;
+  ErrorStats train, valid;
+  int steps_run = 0;
+  bool reached_target = false;
+  std::vector<std::pair<int, double>> curve;  // (step, validation RMSE)
+};
+
+/// Trains `start` (a single-layer model) on `train`, evaluating on `valid` (on `train` when `valid` is empty).
+/// Throws ContractError for invalid options or a model with more than one layer, InputError for ragged data.
+TrainResult train_single_layer(const Model& start, const Dataset& train, const Dataset& valid, const TrainOptions& options);
+
+}  // namespace infoflow

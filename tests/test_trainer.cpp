@@ -1,0 +1,149 @@
+// numerics/train: the batched gradient against the per-sample one and against MPFR central differences; the
+// trainer on a known answer, its projection, and its independence of the thread count.
+#include "numerics/fit/single_layer_gradient.hpp"
+#include "numerics/model/forward.hpp"
+#include "numerics/model/random_model.hpp"
+#include "numerics/train/batched_single_layer.hpp"
+#include "numerics/train/trainer.hpp"
+#include "numerics/util/errors.hpp"
+#include "test_support.hpp"
+#include "theorems/common/single_layer_study.hpp"
+#include "theorems/depth_separation/min_dot_target.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+
+using namespace infoflow;
+
+namespace {
+
+std::vector<Architecture> single_layer_kinds() {
+  std::vector<Architecture> archs;
+  archs.push_back(single_layer_fit_architecture(2, 4, 1, 5));  // FFN encoder and readout, one head
+  Architecture a = single_layer_fit_architecture(3, 5, 2, 3);
+  a.positions = 6;                                            // positions
+  a.encoder = MapShape{MapKind::Affine, 3, 5, 0};             // affine encoder
+  a.layers[0].heads.push_back(HeadShape{3, 1});               // two heads of different shapes
+  archs.push_back(a);
+  Architecture b = single_layer_fit_architecture(1, 3, 2, 4);
+  b.readout = MapShape{MapKind::Affine, 3, 1, 0};             // affine readout
+  archs.push_back(b);
+  return archs;
+}
+
+}  // namespace
+
+TEST_CASE("batched gradient: equals the per-sample analytic gradient for every single-layer kind", "[train]") {
+  auto rng = test::rng_for("batched-gradient");
+  for (const auto& arch : single_layer_kinds()) {
+    const Model m = random_model(arch, rng, 0.8);
+    const ParamLayout L(arch);
+    const BatchedSingleLayer batched(L);
+    const SingleLayerGradient single(L);
+    const int T = 1 + static_cast<int>(rng.uniform_index(5));
+    Dataset data;
+    for (int n = 0; n < 37; ++n) data.add(random_cube_sequence(T, arch.d, rng), rng.uniform(-1, 1));
+    std::vector<std::size_t> all(data.y.size());
+    std::iota(all.begin(), all.end(), 0);
+    SampleBlock block;
+    pack_samples(data.X, data.y, all, block);
+    BatchedSingleLayer::Workspace w;
+    std::vector<double> grad(L.size(), 0.0), tgrad(L.temperature_count(), 0.0);
+    const double sse = batched.sse(m.params.data(), m.temperatures.data(), block, w, grad.data(), tgrad.data());
+    // The same sum, sample by sample.
+    std::vector<double> expect(L.size(), 0.0), texpect(L.temperature_count(), 0.0), g(L.size()), tg(L.temperature_count());
+    double expect_sse = 0;
+    for (std::size_t n = 0; n < data.y.size(); ++n) {
+      const double r = single.evaluate(m.params.data(), m.temperatures.data(), data.X[n], g.data(), tg.data()) - data.y[n];
+      expect_sse += r * r;
+      for (std::size_t i = 0; i < g.size(); ++i) expect[i] += 2 * r * g[i];
+      for (std::size_t i = 0; i < tg.size(); ++i) texpect[i] += 2 * r * tg[i];
+    }
+    INFO("architecture with " << L.size() << " parameters, T = " << T);
+    REQUIRE(sse == Approx(expect_sse).epsilon(1e-12));
+    for (std::size_t i = 0; i < grad.size(); ++i) {
+      INFO("parameter " << i);
+      REQUIRE(grad[i] == Approx(expect[i]).epsilon(1e-10).margin(1e-12));
+    }
+    for (std::size_t i = 0; i < tgrad.size(); ++i) REQUIRE(tgrad[i] == Approx(texpect[i]).epsilon(1e-10).margin(1e-12));
+  }
+}
+
+TEST_CASE("batched gradient: agrees with MPFR central differences of the loss", "[train]") {
+  auto rng = test::rng_for("batched-mpfr");
+  for (const auto& arch : single_layer_kinds()) {
+    const Model m = random_model(arch, rng, 0.8);
+    const ParamLayout L(arch);
+    const BatchedSingleLayer batched(L);
+    const int T = 2 + static_cast<int>(rng.uniform_index(3));
+    Dataset data;
+    for (int n = 0; n < 5; ++n) data.add(random_cube_sequence(T, arch.d, rng), rng.uniform(-1, 1));
+    std::vector<std::size_t> all(data.y.size());
+    std::iota(all.begin(), all.end(), 0);
+    SampleBlock block;
+    pack_samples(data.X, data.y, all, block);
+    BatchedSingleLayer::Workspace w;
+    std::vector<double> grad(L.size(), 0.0), tgrad(L.temperature_count(), 0.0);
+    batched.sse(m.params.data(), m.temperatures.data(), block, w, grad.data(), tgrad.data());
+    const Precision prec{256};
+    auto loss = [&](const ModelT<mpfr::mpreal>& mm) {
+      mpfr::mpreal s(0, 256);
+      for (std::size_t n = 0; n < data.y.size(); ++n) {
+        const mpfr::mpreal r = forward(mm, L, convert_sequence<mpfr::mpreal>(data.X[n], prec)).y - data.y[n];
+        s += r * r;
+      }
+      return s;
+    };
+    const ModelT<mpfr::mpreal> base = convert_model<mpfr::mpreal>(m, prec);
+    const mpfr::mpreal h("1e-30", 256);
+    for (int k = 0; k < 12; ++k) {
+      const bool temperature = k % 4 == 3;
+      const std::size_t i = temperature ? rng.uniform_index(L.temperature_count()) : rng.uniform_index(L.size());
+      ModelT<mpfr::mpreal> up = base, down = base;
+      (temperature ? up.temperatures[i] : up.params[i]) += h;
+      (temperature ? down.temperatures[i] : down.params[i]) -= h;
+      const double fd = ((loss(up) - loss(down)) / (2 * h)).toDouble();
+      const double an = temperature ? tgrad[i] : grad[i];
+      INFO((temperature ? "temperature " : "parameter ") << i << ": analytic " << an << ", MPFR central difference " << fd);
+      REQUIRE(an == Approx(fd).epsilon(1e-9).margin(1e-12));
+    }
+  }
+}
+
+TEST_CASE("trainer: learns a target a single layer represents, stays in its box, and ignores the thread count", "[train]") {
+  auto rng = test::rng_for("trainer-known");
+  Dataset train, valid;
+  for (int i = 0; i < 256; ++i)
+    for (Dataset* ds : {&train, &valid}) {
+      const auto X = random_cube_sequence(4, 1, rng);
+      ds->add(X, (X[0][0] + X[1][0] + X[2][0] + X[3][0]) / 4.0);
+    }
+  const Architecture a = single_layer_fit_architecture(1, 2, 1, 6);
+  Model start = random_model(a, rng, 0.5);
+  TrainOptions o;
+  o.steps = 1500;
+  o.batch = 64;
+  o.learning_rate = 1e-2;
+  o.seed = test::seed();
+  o.eval_every = 100;
+  const TrainResult r1 = train_single_layer(start, train, valid, o);
+  INFO("valid rmse " << r1.valid.rmse);
+  CHECK(r1.valid.rmse < 0.03);
+  CHECK(r1.curve.back().second < r1.curve.front().second);
+  o.threads = 2;
+  const TrainResult r2 = train_single_layer(start, train, valid, o);
+  CHECK(r2.model.params == r1.model.params);  // same seed, another thread count: the same model
+  // Projection and free temperatures.
+  o.weight_bound = 0.25;
+  o.free_temperatures = true;
+  const TrainResult r3 = train_single_layer(start, train, valid, o);
+  double largest = 0;
+  for (double v : r3.model.params) largest = std::max(largest, std::fabs(v));
+  CHECK(largest <= 0.25);
+  CHECK(r3.model.temperatures[0] != start.temperatures[0]);
+  // Bad options are contract errors.
+  o.learning_rate = 0;
+  REQUIRE_THROWS_AS(train_single_layer(start, train, valid, o), ContractError);
+}
