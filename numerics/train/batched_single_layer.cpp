@@ -135,8 +135,12 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
       double denom = 0;
       for (int t = 0; t < T; ++t) denom += (hw.weights(base + t) = std::exp(beta * hw.scores(base + t) - top));
       for (int t = 0; t < T; ++t) hw.weights(base + t) /= denom;
-      w.concat.col(n).segment(row, ho.value_dim).noalias() =
-          hw.values.middleCols(base, T) * hw.weights.segment(base, T).transpose();
+      // a_n = Σ_t w_t v_t (raw loops: these vectors are a few entries long, too short for Eigen's kernels).
+      double* a_n = w.concat.data() + static_cast<Eigen::Index>(n) * layer.concat_dim + row;
+      const double* v = hw.values.data() + base * ho.value_dim;
+      for (int i = 0; i < ho.value_dim; ++i) a_n[i] = 0.0;
+      for (int t = 0; t < T; ++t)
+        for (int i = 0; i < ho.value_dim; ++i) a_n[i] += hw.weights(base + t) * v[t * ho.value_dim + i];
     }
     row += ho.value_dim;
   }
@@ -171,21 +175,35 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
     hw.g_q.setZero(ho.key_dim);
     hw.g_weights.resize(T);
     double g_beta = 0;
+    const int vd = ho.value_dim, kd = ho.key_dim;
+    const double* q = hw.q.data();
+    double* g_q = hw.g_q.data();
     for (int n = 0; n < N; ++n) {
       const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
-      const auto g_a = w.g_concat.col(n).segment(row, ho.value_dim);
+      const double* g_a = w.g_concat.data() + static_cast<Eigen::Index>(n) * layer.concat_dim + row;
       // a = Σ w_t v_t: dv_t = w_t g_a; dw_t = g_a·v_t; softmax: dz_t = w_t (dw_t − Σ_s w_s dw_s); z_t = β q·k_t.
       double mean = 0;
       for (int t = 0; t < T; ++t) {
-        hw.g_values.col(base + t).noalias() = hw.weights(base + t) * g_a;
-        hw.g_weights(t) = g_a.dot(hw.values.col(base + t));
-        mean += hw.weights(base + t) * hw.g_weights(t);
+        const double wt = hw.weights(base + t);
+        const double* v = hw.values.data() + (base + t) * vd;
+        double* gv = hw.g_values.data() + (base + t) * vd;
+        double dw = 0;
+        for (int i = 0; i < vd; ++i) {
+          gv[i] = wt * g_a[i];
+          dw += g_a[i] * v[i];
+        }
+        hw.g_weights(t) = dw;
+        mean += wt * dw;
       }
       for (int t = 0; t < T; ++t) {
         const double dz = hw.weights(base + t) * (hw.g_weights(t) - mean);
         g_beta += dz * hw.scores(base + t);
-        hw.g_q.noalias() += (beta * dz) * hw.keys.col(base + t);
-        hw.g_keys.col(base + t) = (beta * dz) * hw.q;
+        const double* k = hw.keys.data() + (base + t) * kd;
+        double* gk = hw.g_keys.data() + (base + t) * kd;
+        for (int i = 0; i < kd; ++i) {
+          g_q[i] += beta * dz * k[i];
+          gk[i] = beta * dz * q[i];
+        }
       }
     }
     if (temperature_grad) temperature_grad[ho.temperature] += g_beta;

@@ -15,7 +15,7 @@ namespace infoflow {
 namespace {
 
 // Samples per chunk: the unit of parallel work and of the fixed summation order.
-constexpr int kChunk = 32;
+constexpr int kChunk = 128;
 
 double rmse_of(const BatchedSingleLayer& g, const Model& m, const SampleBlock& block, BatchedSingleLayer::Workspace& w) {
   if (block.count() == 0) return 0.0;
@@ -78,24 +78,32 @@ TrainResult train_single_layer(const Model& start, const Dataset& train, const D
   std::iota(order.begin(), order.end(), 0);
   std::size_t cursor = order.size();  // reshuffle on the first step
   TrainResult out;
+  // Full batch: every step sees the whole set in the same order, so the chunks are packed once.
+  const bool full_batch = batch == N;
+  std::vector<std::size_t> picked;
+  picked.reserve(static_cast<std::size_t>(batch));
   for (int step = 1; step <= o.steps; ++step) {
-    // The next minibatch of a shuffled epoch (a fresh permutation whenever one runs out).
-    std::vector<std::size_t> picked;
-    picked.reserve(static_cast<std::size_t>(batch));
-    while (static_cast<int>(picked.size()) < batch) {
-      if (cursor == order.size()) {
-        for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.uniform_index(i)]);
-        cursor = 0;
+    const bool repack = !full_batch || step == 1;
+    if (repack) {
+      // The next minibatch of a shuffled epoch (a fresh permutation whenever one runs out).
+      picked.clear();
+      if (full_batch) picked = order;
+      while (static_cast<int>(picked.size()) < batch) {
+        if (cursor == order.size()) {
+          for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.uniform_index(i)]);
+          cursor = 0;
+        }
+        picked.push_back(order[cursor++]);
       }
-      picked.push_back(order[cursor++]);
     }
     bool finite = true;
 #pragma omp parallel for schedule(static) num_threads(o.threads) reduction(&& : finite)
     for (int c = 0; c < chunks; ++c) {
       const std::size_t lo = static_cast<std::size_t>(c) * kChunk, hi = std::min(picked.size(), lo + kChunk);
-      pack_samples(train.X, train.y, std::vector<std::size_t>(picked.begin() + static_cast<std::ptrdiff_t>(lo),
-                                                              picked.begin() + static_cast<std::ptrdiff_t>(hi)),
-                   chunk_block[c]);
+      if (repack)
+        pack_samples(train.X, train.y, std::vector<std::size_t>(picked.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                                picked.begin() + static_cast<std::ptrdiff_t>(hi)),
+                     chunk_block[c]);
       std::fill(chunk_grad[c].begin(), chunk_grad[c].end(), 0.0);
       std::fill(chunk_tgrad[c].begin(), chunk_tgrad[c].end(), 0.0);
       const double sse = g.sse(m.params.data(), m.temperatures.data(), chunk_block[c], work[omp_get_thread_num()],
