@@ -4,6 +4,7 @@
 #include "numerics/model/forward.hpp"
 #include "numerics/model/random_model.hpp"
 #include "numerics/util/errors.hpp"
+#include "numerics/util/file_io.hpp"
 #include "test_support.hpp"
 #include "theorems/common/certify_model.hpp"
 #include "theorems/common/single_layer_study.hpp"
@@ -15,6 +16,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 using namespace infoflow;
 
@@ -247,4 +249,64 @@ TEST_CASE("certify --execution double adds the rounding bound and a checkpointed
   CHECK(std::fabs(d.double_execution->lower - d.result.lower) <= d.double_execution->rounding_bound + 1e-15);
   dq.execution = "float";
   REQUIRE_THROWS_AS(certify_model(hp, dq), InputError);
+}
+
+TEST_CASE("double execution: products that underflow to subnormals are covered", "[certify]") {
+  // An audit's counterexample to the first version: every encoder product is subnormal and rounds by ~half a step,
+  // and a huge readout weight magnifies the absolute error far beyond u times the magnitudes.
+  Architecture a;
+  a.d = 64, a.E = 1;
+  a.encoder = MapShape{MapKind::Affine, 64, 1, 0};
+  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Affine, 1, 1, 0};
+  Model m = make_model<double>(a);
+  const ParamLayout L(a);
+  for (int i = 0; i < 64; ++i) m.params[L.encoder().W + i] = 1e-321;
+  const LayerOffsets& lo = L.layers()[0];
+  m.params[lo.heads[0].Q] = m.params[lo.heads[0].K] = m.params[lo.heads[0].V] = m.params[lo.W_O] = 1.0;
+  m.params[L.readout().W] = 1e300;
+  Sequence<double> X{std::vector<double>(64)};
+  for (int i = 0; i < 64; ++i) X[0][i] = (3 * i + 1.49) / 202;
+  const double bound = double_execution_error_bound(m, 1, 0, 1).output_error;
+  const auto hp = convert_model<mpfr::mpreal>(m, Precision{512});
+  const mpfr::mpreal exact = forward(hp, L, convert_sequence<mpfr::mpreal>(X, Precision{512})).y;
+  const double err = std::fabs((mpfr::mpreal(forward(m, L, X).y, 512) - exact).toDouble());
+  INFO("error " << err << ", bound " << bound);
+  REQUIRE(err > 0);
+  REQUIRE(err <= bound);
+}
+
+TEST_CASE("a checkpoint altered by hand is refused", "[certify]") {
+  SplitMix64 rng = test::rng_for("certify-tamper");
+  const Model m = random_model(single_layer_fit_architecture(2, 4, 1, 3), rng);
+  const auto hp = convert_model<mpfr::mpreal>(m, Precision{256});
+  CertifyRequest q;
+  q.target = "min_{s,t} dot(x[s], x[t])";
+  q.T = 2;
+  q.relative_gap = 0;
+  q.max_boxes = 300;
+  q.checkpoint = test::temp_path("bnb-tamper.json");
+  std::remove(q.checkpoint.c_str());
+  (void)certify_model(hp, q);
+  const nlohmann::json good = read_json_file(q.checkpoint, "--checkpoint");
+  REQUIRE(good.at("open_boxes").size() > 1);
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& alter) {
+    nlohmann::json j = good;
+    alter(j);
+    write_json_file(q.checkpoint, j, "--checkpoint");
+    CertifyRequest more = q;
+    more.max_boxes = 600;
+    REQUIRE_THROWS_AS(certify_model(hp, more), InputError);
+  };
+  refused([](nlohmann::json& j) { for (auto& b : j["open_boxes"]) b["upper"] = 0.0; });  // bounds lowered
+  refused([](nlohmann::json& j) { j["open_boxes"][0]["lo"][0] = 5.0, j["open_boxes"][0]["hi"][0] = 6.0; });  // outside
+  refused([](nlohmann::json& j) { j["lower"] = 1e300; });                              // a best value never attained
+  refused([](nlohmann::json& j) { j["argmax"] = std::vector<double>{0.5}; });          // a point of the wrong size
+  refused([](nlohmann::json& j) { j["open_boxes"][0]["split"] = -1; });
+  // The file as written still resumes.
+  write_json_file(q.checkpoint, good, "--checkpoint");
+  CertifyRequest more = q;
+  more.max_boxes = 600;
+  CHECK(certify_model(hp, more).resumed);
+  std::remove(q.checkpoint.c_str());
 }

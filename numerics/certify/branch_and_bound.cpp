@@ -119,37 +119,71 @@ void save_state(const std::string& path, const std::string& fingerprint, const B
     const Box& b = q.top();
     boxes.push_back({{"lo", b.lo}, {"hi", b.hi}, {"upper", bound_json(b.upper)}, {"split", b.split}, {"order", b.order}});
   }
+  const BranchAndBoundResult& r = s.result;
   const nlohmann::json j{{"schema", kCheckpointSchema}, {"fingerprint", fingerprint}, {"box_lo", o.lo}, {"box_hi", o.hi},
-                         {"result", s.result}, {"order", s.order}, {"open_boxes", boxes}};
+                         {"lower", r.lower}, {"argmax", r.argmax}, {"boxes", r.boxes}, {"seconds", r.seconds},
+                         {"order", s.order}, {"open_boxes", boxes}};
   write_json_file(path, j, "--checkpoint");
 }
 
-// The stored search, or nothing when the file does not exist. Throws InputError for a file of another search.
-bool load_state(const BranchAndBoundOptions& o, SearchState& s) {
+// The stored search, or nothing when the file does not exist. Nothing in the file is trusted: every box must lie in
+// the search's box, the best point is re-evaluated, and every open box is evaluated again and must give the stored
+// bound and split (a file altered by hand, or written by a build whose enclosures differ, is refused). Boxes that
+// were deleted from the file cannot be detected; docs/certify.md §5 says so. Throws InputError (--checkpoint).
+bool load_state(const BranchAndBoundOptions& o, const BoxEvaluation& on_box, const PointEvaluation& at_point,
+                SearchState& s) {
   if (!std::filesystem::exists(o.checkpoint_path)) return false;
   const nlohmann::json j = read_json_file(o.checkpoint_path, "--checkpoint");
-  const std::string why = "the checkpoint " + o.checkpoint_path + " belongs to another model, target or box; remove it "
-                          "or choose another file";
+  const std::string file = "the checkpoint " + o.checkpoint_path;
+  const auto refuse = [&](const std::string& why) { throw InputError("--checkpoint", file + " " + why); };
+  const std::size_t n = o.lo.size();
+  const auto inside = [&](const std::vector<double>& lo, const std::vector<double>& hi) {
+    if (lo.size() != n || hi.size() != n) return false;
+    for (std::size_t i = 0; i < n; ++i)
+      if (!(o.lo[i] <= lo[i] && lo[i] <= hi[i] && hi[i] <= o.hi[i])) return false;
+    return true;
+  };
+  std::vector<Box> boxes;
   try {
     if (j.at("schema") != kCheckpointSchema || j.at("fingerprint") != o.fingerprint ||
         j.at("box_lo").get<std::vector<double>>() != o.lo || j.at("box_hi").get<std::vector<double>>() != o.hi)
-      throw InputError("--checkpoint", why);
-    s.result = j.at("result").get<BranchAndBoundResult>();
+      refuse("belongs to another model, target, box or build; remove it or choose another file");
+    BranchAndBoundResult& r = s.result;
+    r.lower = j.at("lower").get<double>();
+    r.argmax = j.at("argmax").get<std::vector<double>>();
+    r.boxes = j.at("boxes").get<long>();
+    r.seconds = j.at("seconds").get<double>();
     s.order = j.at("order").get<long>();
+    if (!inside(r.argmax, r.argmax) || !(r.lower >= 0) || r.boxes < 1 || !(r.seconds >= 0) || s.order < 1 ||
+        s.order > (1L << 60))
+      refuse("holds a best point or counters that are not this search's");
     for (const auto& b : j.at("open_boxes")) {
       Box box{b.at("lo").get<std::vector<double>>(), b.at("hi").get<std::vector<double>>(), bound_from_json(b.at("upper")),
               b.at("split").get<int>(), b.at("order").get<long>()};
-      if (box.lo.size() != o.lo.size() || box.hi.size() != o.lo.size() || box.split < 0 ||
-          box.split >= static_cast<int>(o.lo.size()))
-        throw InputError("--checkpoint", "the checkpoint " + o.checkpoint_path + " holds a malformed box");
-      s.queue.push(std::move(box));
+      if (!inside(box.lo, box.hi) || box.split < 0 || box.split >= static_cast<int>(n) || box.order < 0 ||
+          box.order >= s.order)
+        refuse("holds a box outside the search's box or with an impossible split or order");
+      boxes.push_back(std::move(box));
     }
   } catch (const nlohmann::json::exception& e) {
-    throw InputError("--checkpoint", "the checkpoint " + o.checkpoint_path + " is not a branch-and-bound state: " + e.what());
+    refuse(std::string("is not a branch-and-bound state: ") + e.what());
+  }
+  // Re-evaluate what the file claims.
+  std::vector<ArbBall> point;
+  for (double v : s.result.argmax) point.emplace_back(v, o.prec);
+  if (abs_lower(at_point(point)) != s.result.lower) refuse("claims a best value its point does not attain");
+  std::vector<char> agrees(boxes.size(), 0);
+#pragma omp parallel for num_threads(o.threads) schedule(dynamic)
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const Evaluated ev = evaluate(Box{boxes[i].lo, boxes[i].hi, INFINITY, 0, boxes[i].order}, on_box, at_point, o.prec);
+    agrees[i] = (ev.box.upper == boxes[i].upper || (std::isinf(ev.box.upper) && std::isinf(boxes[i].upper))) &&
+                ev.box.split == boxes[i].split;
+  }
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    if (!agrees[i]) refuse("holds a box whose stored bound its evaluation does not reproduce");
+    s.queue.push(std::move(boxes[i]));
   }
   s.result.resumed = true;
-  s.result.complete = false;  // decided again against this run's gap
-  s.result.stopped_by.clear();
   return true;
 }
 
@@ -169,7 +203,7 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   SearchState state;
   const bool checkpointing = !o.checkpoint_path.empty();
-  const bool resumed = checkpointing && load_state(o, state);
+  const bool resumed = checkpointing && load_state(o, on_box, at_point, state);
   BranchAndBoundResult& r = state.result;
   long& order = state.order;
   Queue& queue = state.queue;

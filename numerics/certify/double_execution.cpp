@@ -17,13 +17,17 @@ constexpr long kPrec = 128;
 
 // A non-negative upper bound. Every operation is done in arb and rounded up, so a bound built from bounds by +, ·
 // and exp (all increasing on [0, ∞)) stays a bound.
+// A NaN (0·∞ in arb) becomes +∞: no bound, never a silent one.
 class Up {
  public:
   Up() = default;
-  explicit Up(double v) : v_(v) {}
+  explicit Up(double v) : v_(std::isnan(v) ? INFINITY : v) {}
   double value() const { return v_; }
   friend Up operator+(Up a, Up b) { return Up((ArbBall(a.v_, kPrec) + ArbBall(b.v_, kPrec)).upper()); }
-  friend Up operator*(Up a, Up b) { return Up((ArbBall(a.v_, kPrec) * ArbBall(b.v_, kPrec)).upper()); }
+  friend Up operator*(Up a, Up b) {
+    if (a.v_ == 0 || b.v_ == 0) return Up(0.0);  // an exact zero stays zero, even against an unbounded factor
+    return Up((ArbBall(a.v_, kPrec) * ArbBall(b.v_, kPrec)).upper());
+  }
   Up& operator+=(Up b) { return *this = *this + b; }
   friend Up max(Up a, Up b) { return Up(std::max(a.v_, b.v_)); }
   friend Up exp(Up a) { return Up(exp(ArbBall(a.v_, kPrec)).upper()); }
@@ -33,6 +37,13 @@ class Up {
 };
 
 const Up kUnit(std::ldexp(1.0, -53));  // u, the unit roundoff of binary64
+// Underflow: a product, quotient or exp that lands among the subnormals has an absolute error up to half the smallest
+// subnormal, 2^-1075, which no relative bound covers. Sums of doubles are exact when they underflow. 2^-1075 is not a
+// double, so the bound used is the smallest subnormal, 2^-1074.
+const Up kUnderflow(std::ldexp(1.0, -1074));
+// The library's exp can also underflow to a subnormal or to 0: an absolute error up to one subnormal step.
+const Up kExpUnderflow(std::ldexp(1.0, -1074));
+Up count(std::size_t n) { return Up(static_cast<double>(n)); }
 
 // γ_n = n u / (1 − n u), rounded up.
 Up gamma(std::size_t n) {
@@ -129,7 +140,7 @@ class DoubleExecution {
         mag += b;
         rounded += b;
       }
-      y[r] = {mag, propagated + g * rounded};
+      y[r] = {mag, propagated + g * rounded + count(static_cast<std::size_t>(cols)) * kUnderflow};
     }
     return y;
   }
@@ -159,8 +170,8 @@ class DoubleExecution {
         propagated += a.mag * b.err + b.mag * a.err + a.err * b.err;
         rounded += a.computed_mag() * b.computed_mag();
       }
-      const Carried s{mag, propagated + g_key * rounded};
-      z[t] = {beta * s.mag, beta * s.err + kUnit * beta * s.computed_mag()};  // fl(β·ŝ)
+      const Carried s{mag, propagated + g_key * rounded + count(static_cast<std::size_t>(ho.key_dim)) * kUnderflow};
+      z[t] = {beta * s.mag, beta * s.err + kUnit * beta * s.computed_mag() + kUnderflow};  // fl(β·ŝ)
       top = {max(top.mag, z[t].mag), max(top.err, z[t].err)};              // max is 1-Lipschitz in the sup norm
     }
     Up denominator_err, denominator_rounded;
@@ -169,7 +180,7 @@ class DoubleExecution {
       // a_t = fl(ẑ_t − top): exact a_t ≤ 0, so â_t ≤ err_a and |exp(â) − exp(a)| ≤ e^{err_a}·err_a; the library's
       // exp adds at most 1 ulp ≤ 2u·exp(â) ≤ 2u·e^{err_a}.
       const Up err_a = z[t].err + top.err + kUnit * (z[t].computed_mag() + top.computed_mag());
-      w_err[t] = exp(err_a) * (err_a + Up(2.0) * kUnit);
+      w_err[t] = exp(err_a) * (err_a + Up(2.0) * kUnit) + kExpUnderflow;
       denominator_err += w_err[t];
       denominator_rounded += Up(1.0) + w_err[t];
     }
@@ -183,11 +194,11 @@ class DoubleExecution {
         propagated += v.err + v.mag * w_err[t] + w_err[t] * v.err;  // |w| ≤ 1
         rounded += (Up(1.0) + w_err[t]) * v.computed_mag();
       }
-      const Up err_N = propagated + g_T * rounded;
+      const Up err_N = propagated + g_T * rounded + count(T) * kUnderflow;
       // |N̂/d̂ − N/d| ≤ err_N/d̂ + (|N|/d)·err_d/d̂ ≤ err_N + max_t|v_t|·err_d, since d, d̂ ≥ 1 and N/d is a convex
       // combination of the values; then one rounding of the quotient.
       const Up err_q = err_N + value_mag * err_d;
-      out[i] = {value_mag, err_q + kUnit * (value_mag + err_q)};
+      out[i] = {value_mag, err_q + kUnit * (value_mag + err_q) + kUnderflow};
     }
     return out;
   }

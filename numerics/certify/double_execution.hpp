@@ -9,8 +9,9 @@
 // γ_n = nu/(1 − nu), u = 2^-53, whatever the summation order and whether or not FMA contracts it. Softmax is the
 // shifted form the double code runs: its exponents are ≤ 0 in exact arithmetic and its denominators are ≥ 1 in exact
 // and in floating-point arithmetic (the largest logit contributes exp(0) = 1 exactly), so the division is stable.
-// Assumptions, stated in the docs: IEEE binary64 with round-to-nearest, and the C library's exp within 1 ulp.
-// Every bound is computed in arb and rounded up.
+// Underflow is covered: every product, quotient and exp also adds the absolute error of a subnormal result.
+// Assumptions, stated in the docs: IEEE binary64 with round-to-nearest (no flush-to-zero), and the C library's exp
+// within 1 ulp. Every bound is computed in arb and rounded up; a bound that arb cannot make finite is +∞.
 #include "numerics/model/model.hpp"
 
 namespace infoflow {

@@ -4,6 +4,7 @@
 #include "numerics/fit/restarts.hpp"
 #include "numerics/fit/single_layer_residual.hpp"
 #include "numerics/model/forward.hpp"
+#include "numerics/train/trainer.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/util/rng.hpp"
 
@@ -88,6 +89,8 @@ bool ModelFitOptions::is_valid(std::string* why) const {
   if (threads < 1) return bad("threads", threads, ">= 1");
   if (!(temperature > 0 && std::isfinite(temperature))) return bad("temperature", temperature, "finite and > 0");
   if (!(weight_bound >= 0 && std::isfinite(weight_bound))) return bad("weight_bound", weight_bound, "finite and >= 0 (0: unbounded)");
+  if (adam_steps < 0) return bad("adam_steps", adam_steps, ">= 0");
+  if (!(adam_learning_rate > 0 && std::isfinite(adam_learning_rate))) return bad("adam_learning_rate", adam_learning_rate, "finite and > 0");
   return true;
 }
 
@@ -110,6 +113,16 @@ ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, 
     if (r == 0 && o.warm_start) m = embed_in_wider(*o.warm_start, arch, derive_seed(o.seed, "embed"), o.init_scale);
     else initialise(m, layout, rng, o.init_scale, o.temperature);
     if (o.weight_bound > 0) clamp_weights(m, o.weight_bound);  // a feasible start (warm starts included)
+    if (o.adam_steps > 0) {
+      TrainOptions t;
+      t.steps = o.adam_steps;
+      t.batch = static_cast<int>(train.y.size());
+      t.learning_rate = o.adam_learning_rate;
+      t.weight_bound = o.weight_bound;
+      t.free_temperatures = o.free_temperatures;
+      t.seed = derive_seed(o.seed, "adam-" + std::to_string(r));
+      m = train_single_layer(m, train, valid, t).model;
+    }
     ceres::Problem problem;
     const int n_temperatures = static_cast<int>(m.temperatures.size());
     for (std::size_t i = 0; i < train.y.size(); ++i) {

@@ -33,6 +33,11 @@ struct ModelFitOptions {
   /// Fit the temperatures too (kept ≥ kMinTemperature). With unbounded weights they are redundant with the scale
   /// of Q; with bounded weights they are the only way to sharpen attention.
   bool free_temperatures = false;
+  /// When > 0, each restart first takes this many full-batch AdamW steps (numerics/train, learning rate
+  /// adam_learning_rate, cosine schedule) and Levenberg–Marquardt then polishes the result: the first-order phase
+  /// moves far cheaply, LM converges fast near a minimum.
+  int adam_steps = 0;
+  double adam_learning_rate = 1e-2;
   /// When set, restart 0 starts from this narrower model embedded in the wider architecture (same function:
   /// the new hidden units have zero output weights), so a width sweep never loses what a narrower fit found.
   const Model* warm_start = nullptr;

@@ -9,6 +9,7 @@
 #include "reports/text_format.hpp"
 #include "theorems/infoflow/target_eval.hpp"
 #include "theorems/suite.hpp"
+#include "build_commit.hpp"  // INFOFLOW_BUILD_COMMIT: a checkpoint is resumed by the build that wrote it only
 
 #include <cmath>
 #include <sstream>
@@ -82,7 +83,7 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   o.checkpoint_path = q.checkpoint;
   o.checkpoint_seconds = q.checkpoint_seconds;
   // What the search is about; budgets and gaps may change between a run and its resumption.
-  o.fingerprint = settings_version("certify-v1", json{{"weights", weights_to_json(model)}, {"target", q.target}, {"T", q.T},
+  o.fingerprint = settings_version(std::string("certify-v1/build=") + INFOFLOW_BUILD_COMMIT, json{{"weights", weights_to_json(model)}, {"target", q.target}, {"T", q.T},
                                                       {"d", q.d}, {"execution", q.execution}});
   CertifyReport rep;
   rep.request = q;
@@ -94,7 +95,7 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
     d.rounding_bound = double_execution_error_bound(as_double, q.T, q.box_lo, q.box_hi).output_error;
     d.upper = (ArbBall(rep.result.upper, kPrec) + ArbBall(d.rounding_bound, kPrec)).upper();
     // The float64 forward pass at the attained input, against F in arb: an attained error of the model as it runs.
-    if (!rep.result.argmax.empty()) {
+    if (rep.result.argmax.size() == static_cast<std::size_t>(q.T * q.d)) {
       const Sequence<double> X = as_sequence(rep.result.argmax, q.T, q.d);
       const Sequence<ArbBall> Xb = convert_sequence<ArbBall>(X, Precision{kPrec});
       const ArbBall err = ArbBall(forward(as_double, ParamLayout(as_double.arch), X).y, kPrec) -
@@ -148,8 +149,11 @@ std::string certify_table(const CertifyReport& r) {
     << " boxes/s)" << (r.resumed ? ", resumed from a checkpoint" : "") << "\n";
   if (r.double_execution) {
     o << "  float64 execution (weights rounded to double, ForwardPass<double>):\n";
-    o << "    rounding of the double forward pass <= " << format_bound(r.double_execution->rounding_bound, 6, true)
-      << "   (certified over the whole box)\n";
+    if (std::isfinite(r.double_execution->rounding_bound))
+      o << "    rounding of the double forward pass <= " << format_bound(r.double_execution->rounding_bound, 6, true)
+        << "   (certified over the whole box)\n";
+    else
+      o << "    rounding of the double forward pass: no finite bound (the magnitudes over this box overflow)\n";
     o << "    sup |model_double - F| <= " << format_bound(r.double_execution->upper, 6, true) << "\n";
     o << "    sup |model_double - F| >= " << format_bound(r.double_execution->lower, 6, false)
       << "   (the double forward pass at the input above)\n";

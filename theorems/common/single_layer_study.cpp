@@ -49,6 +49,7 @@ std::vector<WidthFit> fit_configuration(const SingleLayerStudySettings& s, const
     ModelFitOptions o;
     o.restarts = s.restarts;
     o.max_iterations = s.max_iterations;
+    o.adam_steps = s.adam_steps;
     o.seed = derive_seed(ctx.seed, s.tag + "-fit-" + c.key() + ",p=" + std::to_string(p));
     o.threads = 1;  // configurations already run in parallel
     o.warm_start = have_previous ? &previous : nullptr;
@@ -140,7 +141,8 @@ SingleLayerStudy run_single_layer_study(const SingleLayerStudySettings& s, const
   std::vector<std::string> keys;
   for (const auto& c : configs) keys.push_back(c.key());
   const nlohmann::json fit_settings{{"d", s.d}, {"E", s.E}, {"widths", s.widths}, {"train", s.train_samples},
-                                    {"valid", s.valid_samples}, {"restarts", s.restarts}, {"iterations", s.max_iterations}};
+                                    {"valid", s.valid_samples}, {"restarts", s.restarts}, {"iterations", s.max_iterations},
+                                    {"adam", s.adam_steps}};
   SweepCheckpoint cp = ctx.checkpoint(s.tag + "-single-layer-fits", settings_version("v4", fit_settings));
   SingleLayerStudy study;
   for (const auto& per_config : run_sweep<std::vector<WidthFit>>(

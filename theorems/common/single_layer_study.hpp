@@ -33,6 +33,7 @@ struct SingleLayerStudySettings {
   int valid_samples = 400;
   int restarts = 3;
   int max_iterations = 150;
+  int adam_steps = 0;  // > 0: AdamW steps before the LM polish (ModelFitOptions::adam_steps)
   int witness_candidates = 600;
   int witness_refine = 3;
   /// True when every field is in range; otherwise false, with the first violation in *why.

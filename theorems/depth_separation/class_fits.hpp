@@ -71,7 +71,7 @@ double in_class_lr_cap(int d, int E, int n, int p_encoder, int p_readout);
 /// of C1(cls) with L·R ≤ lr has error > ε on the family. 0 when even ε = 1e-14 certifies nothing.
 double eps_lower_for_lr(const SingleLayerClass& cls, const PackingFamily& family, double lr);
 
-/// The one-head dilution bound (no positions) inverted: a model with L·R ≤ lr has error > this on the dilution
+/// The one-head dilution bound (no positions) inverted: a model with L·R ≤ lr has error ≥ this on the dilution
 /// inputs, (1 − 2 lr/T)/2 rounded down (0 when lr ≥ T/2).
 double eps_lower_dilution(int T, double lr);
 
