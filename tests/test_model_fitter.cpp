@@ -78,3 +78,24 @@ TEST_CASE("A box-constrained fit keeps every weight in [-1, 1] and moves the fre
   INFO("unbounded largest |w| " << unbounded);
   CHECK(unbounded > 1.0);
 }
+
+TEST_CASE("An AdamW phase before the LM polish is taken and keeps the fit valid", "[thm1][fit]") {
+  auto rng = test::rng_for("fitter-adam");
+  Dataset train, valid;
+  for (int i = 0; i < 120; ++i)
+    for (Dataset* ds : {&train, &valid}) {
+      const auto X = random_cube_sequence(3, 2, rng);
+      ds->add(X, MinPairwiseDot{}(X));
+    }
+  ModelFitOptions o;
+  o.restarts = 2;
+  o.max_iterations = 1;  // the polish barely moves: what is left is mostly the AdamW phase's work
+  o.seed = test::seed();
+  const ModelFitResult plain = fit_single_layer(single_layer_fit_architecture(2, 4, 1, 4), train, valid, o);
+  o.adam_steps = 400;
+  const ModelFitResult hybrid = fit_single_layer(single_layer_fit_architecture(2, 4, 1, 4), train, valid, o);
+  INFO("one LM iteration: " << plain.train.rmse << "; 400 AdamW steps then one: " << hybrid.train.rmse);
+  CHECK(hybrid.train.rmse < plain.train.rmse);
+  o.adam_steps = -1;
+  REQUIRE_THROWS_AS(fit_single_layer(single_layer_fit_architecture(2, 4, 1, 4), train, valid, o), ContractError);
+}
