@@ -54,7 +54,7 @@ expect "certify execution double" 0 "rounding of the double forward pass <=" -- 
 expect "certify bad execution" 2 "--execution: expected real or double" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --execution float
 "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 100 --checkpoint "$work/bnb.json" >/dev/null 2>&1
 expect "certify resumes" 0 "resumed from a checkpoint" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 200 --checkpoint "$work/bnb.json"
-expect "certify foreign checkpoint" 2 "--checkpoint: the checkpoint .* belongs to another model, target or box" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --checkpoint "$work/bnb.json"
+expect "certify foreign checkpoint" 2 "--checkpoint: the checkpoint .* belongs to another model, target, box or build" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --checkpoint "$work/bnb.json"
 echo '{"schema": 1}' > "$work/bnb_bad.json"
 expect "certify malformed checkpoint" 2 "--checkpoint" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --checkpoint "$work/bnb_bad.json"
 expect "certify big T" 2 "--T: expected 1 <= T <= 64" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 100
