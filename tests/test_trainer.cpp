@@ -33,6 +33,26 @@ std::vector<Architecture> single_layer_kinds() {
   return archs;
 }
 
+// `count` random samples of length T with random targets, and their batched SSE gradient at m.
+struct BatchedCase {
+  Dataset data;
+  std::vector<double> grad, tgrad;
+  double sse = 0;
+};
+BatchedCase batched_case(const Model& m, const ParamLayout& L, int T, int count, SplitMix64& rng) {
+  BatchedCase c;
+  for (int n = 0; n < count; ++n) c.data.add(random_cube_sequence(T, m.arch.d, rng), rng.uniform(-1, 1));
+  std::vector<std::size_t> all(c.data.y.size());
+  std::iota(all.begin(), all.end(), 0);
+  SampleBlock block;
+  pack_samples(c.data.X, c.data.y, all, block);
+  BatchedSingleLayer::Workspace w;
+  c.grad.assign(L.size(), 0.0);
+  c.tgrad.assign(L.temperature_count(), 0.0);
+  c.sse = BatchedSingleLayer(L).sse(m.params.data(), m.temperatures.data(), block, w, c.grad.data(), c.tgrad.data());
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("batched gradient: equals the per-sample analytic gradient for every single-layer kind", "[train]") {
@@ -40,18 +60,12 @@ TEST_CASE("batched gradient: equals the per-sample analytic gradient for every s
   for (const auto& arch : single_layer_kinds()) {
     const Model m = random_model(arch, rng, 0.8);
     const ParamLayout L(arch);
-    const BatchedSingleLayer batched(L);
     const SingleLayerGradient single(L);
     const int T = 1 + static_cast<int>(rng.uniform_index(5));
-    Dataset data;
-    for (int n = 0; n < 37; ++n) data.add(random_cube_sequence(T, arch.d, rng), rng.uniform(-1, 1));
-    std::vector<std::size_t> all(data.y.size());
-    std::iota(all.begin(), all.end(), 0);
-    SampleBlock block;
-    pack_samples(data.X, data.y, all, block);
-    BatchedSingleLayer::Workspace w;
-    std::vector<double> grad(L.size(), 0.0), tgrad(L.temperature_count(), 0.0);
-    const double sse = batched.sse(m.params.data(), m.temperatures.data(), block, w, grad.data(), tgrad.data());
+    const BatchedCase c = batched_case(m, L, T, 37, rng);
+    const Dataset& data = c.data;
+    const std::vector<double>&grad = c.grad, &tgrad = c.tgrad;
+    const double sse = c.sse;
     // The same sum, sample by sample.
     std::vector<double> expect(L.size(), 0.0), texpect(L.temperature_count(), 0.0), g(L.size()), tg(L.temperature_count());
     double expect_sse = 0;
@@ -76,17 +90,10 @@ TEST_CASE("batched gradient: agrees with MPFR central differences of the loss", 
   for (const auto& arch : single_layer_kinds()) {
     const Model m = random_model(arch, rng, 0.8);
     const ParamLayout L(arch);
-    const BatchedSingleLayer batched(L);
     const int T = 2 + static_cast<int>(rng.uniform_index(3));
-    Dataset data;
-    for (int n = 0; n < 5; ++n) data.add(random_cube_sequence(T, arch.d, rng), rng.uniform(-1, 1));
-    std::vector<std::size_t> all(data.y.size());
-    std::iota(all.begin(), all.end(), 0);
-    SampleBlock block;
-    pack_samples(data.X, data.y, all, block);
-    BatchedSingleLayer::Workspace w;
-    std::vector<double> grad(L.size(), 0.0), tgrad(L.temperature_count(), 0.0);
-    batched.sse(m.params.data(), m.temperatures.data(), block, w, grad.data(), tgrad.data());
+    const BatchedCase c = batched_case(m, L, T, 5, rng);
+    const Dataset& data = c.data;
+    const std::vector<double>&grad = c.grad, &tgrad = c.tgrad;
     const Precision prec{256};
     auto loss = [&](const ModelT<mpfr::mpreal>& mm) {
       mpfr::mpreal s(0, 256);
