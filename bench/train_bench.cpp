@@ -98,7 +98,7 @@ int main(int argc, char** argv) try {
   o.target_valid_rmse = target;
   o.seed = seed;
   o.threads = threads;
-  const TrainResult r = train_single_layer(init, train, valid, o);
+  const TrainResult r = train_model(init, train, valid, o);
   std::cout << json{{"method", "adam"}, {"threads", threads}, {"seconds", seconds_since(t0)}, {"steps", r.steps_run},
                     {"reached", r.reached_target}, {"valid_rmse", r.valid.rmse}, {"train_rmse", r.train.rmse}}.dump() << "\n";
   return 0;

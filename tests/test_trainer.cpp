@@ -3,6 +3,7 @@
 #include "numerics/fit/single_layer_gradient.hpp"
 #include "numerics/model/forward.hpp"
 #include "numerics/model/random_model.hpp"
+#include "numerics/train/batched_model.hpp"
 #include "numerics/train/batched_single_layer.hpp"
 #include "numerics/train/trainer.hpp"
 #include "numerics/util/errors.hpp"
@@ -135,22 +136,140 @@ TEST_CASE("trainer: learns a target a single layer represents, stays in its box,
   o.learning_rate = 1e-2;
   o.seed = test::seed();
   o.eval_every = 100;
-  const TrainResult r1 = train_single_layer(start, train, valid, o);
+  const TrainResult r1 = train_model(start, train, valid, o);
   INFO("valid rmse " << r1.valid.rmse);
   CHECK(r1.valid.rmse < 0.03);
   CHECK(r1.curve.back().second < r1.curve.front().second);
   o.threads = 2;
-  const TrainResult r2 = train_single_layer(start, train, valid, o);
+  const TrainResult r2 = train_model(start, train, valid, o);
   CHECK(r2.model.params == r1.model.params);  // same seed, another thread count: the same model
   // Projection and free temperatures.
   o.weight_bound = 0.25;
   o.free_temperatures = true;
-  const TrainResult r3 = train_single_layer(start, train, valid, o);
+  const TrainResult r3 = train_model(start, train, valid, o);
   double largest = 0;
   for (double v : r3.model.params) largest = std::max(largest, std::fabs(v));
   CHECK(largest <= 0.25);
   CHECK(r3.model.temperatures[0] != start.temperatures[0]);
   // Bad options are contract errors.
   o.learning_rate = 0;
-  REQUIRE_THROWS_AS(train_single_layer(start, train, valid, o), ContractError);
+  REQUIRE_THROWS_AS(train_model(start, train, valid, o), ContractError);
+}
+
+namespace {
+
+std::vector<Architecture> multi_layer_kinds() {
+  std::vector<Architecture> archs;
+  Architecture a = single_layer_fit_architecture(2, 4, 2, 3);  // two layers, one head each, token FFN in between
+  a.layers = {LayerShape{{HeadShape{2, 2}}, 5}, LayerShape{{HeadShape{2, 2}}, 0}};
+  archs.push_back(a);
+  Architecture b = single_layer_fit_architecture(3, 5, 1, 4);  // three layers, several heads, positions, no FFN
+  b.positions = 6;
+  b.encoder = MapShape{MapKind::Affine, 3, 5, 0};
+  b.layers = {LayerShape{{HeadShape{2, 1}, HeadShape{3, 2}}, 0}, LayerShape{{HeadShape{1, 3}}, 4},
+              LayerShape{{HeadShape{2, 2}, HeadShape{1, 1}}, 0}};
+  archs.push_back(b);
+  return archs;
+}
+
+}  // namespace
+
+TEST_CASE("batched multi-layer model: values equal the forward pass, single layers equal BatchedSingleLayer", "[train]") {
+  auto rng = test::rng_for("batched-model-values");
+  for (const auto& arch : multi_layer_kinds()) {
+    const Model m = random_model(arch, rng, 0.8);
+    const ParamLayout L(arch);
+    const int T = 2 + static_cast<int>(rng.uniform_index(4));
+    Dataset data;
+    for (int n = 0; n < 9; ++n) data.add(random_cube_sequence(T, arch.d, rng), 0.0);
+    std::vector<std::size_t> all(data.y.size());
+    std::iota(all.begin(), all.end(), 0);
+    SampleBlock block;
+    pack_samples(data.X, data.y, all, block);
+    BatchedModel::Workspace w;
+    double direct = 0;
+    for (const auto& X : data.X) direct += std::pow(forward(m, L, X).y, 2);
+    REQUIRE(BatchedModel(L).sse(m.params.data(), m.temperatures.data(), block, w, nullptr, nullptr) ==
+            Approx(direct).epsilon(1e-12));
+  }
+  for (const auto& arch : single_layer_kinds()) {
+    const Model m = random_model(arch, rng, 0.8);
+    const ParamLayout L(arch);
+    const BatchedCase c = batched_case(m, L, 3, 11, rng);
+    std::vector<std::size_t> all(c.data.y.size());
+    std::iota(all.begin(), all.end(), 0);
+    SampleBlock block;
+    pack_samples(c.data.X, c.data.y, all, block);
+    BatchedModel::Workspace w;
+    std::vector<double> grad(L.size(), 0.0), tgrad(L.temperature_count(), 0.0);
+    REQUIRE(BatchedModel(L).sse(m.params.data(), m.temperatures.data(), block, w, grad.data(), tgrad.data()) ==
+            Approx(c.sse).epsilon(1e-12));
+    for (std::size_t i = 0; i < grad.size(); ++i) REQUIRE(grad[i] == Approx(c.grad[i]).epsilon(1e-10).margin(1e-12));
+    for (std::size_t i = 0; i < tgrad.size(); ++i) REQUIRE(tgrad[i] == Approx(c.tgrad[i]).epsilon(1e-10).margin(1e-12));
+  }
+}
+
+TEST_CASE("batched multi-layer gradient: agrees with MPFR central differences for every parameter", "[train]") {
+  auto rng = test::rng_for("batched-model-mpfr");
+  for (const auto& arch : multi_layer_kinds()) {
+    const Model m = random_model(arch, rng, 0.8);
+    const ParamLayout L(arch);
+    const int T = 2 + static_cast<int>(rng.uniform_index(3));
+    Dataset data;
+    for (int n = 0; n < 3; ++n) data.add(random_cube_sequence(T, arch.d, rng), rng.uniform(-1, 1));
+    std::vector<std::size_t> all(data.y.size());
+    std::iota(all.begin(), all.end(), 0);
+    SampleBlock block;
+    pack_samples(data.X, data.y, all, block);
+    BatchedModel::Workspace w;
+    std::vector<double> grad(L.size(), 0.0), tgrad(L.temperature_count(), 0.0);
+    BatchedModel(L).sse(m.params.data(), m.temperatures.data(), block, w, grad.data(), tgrad.data());
+    const Precision prec{256};
+    auto loss = [&](const ModelT<mpfr::mpreal>& mm) {
+      mpfr::mpreal s(0, 256);
+      for (std::size_t n = 0; n < data.y.size(); ++n) {
+        const mpfr::mpreal r = forward(mm, L, convert_sequence<mpfr::mpreal>(data.X[n], prec)).y - data.y[n];
+        s += r * r;
+      }
+      return s;
+    };
+    const ModelT<mpfr::mpreal> base = convert_model<mpfr::mpreal>(m, prec);
+    const mpfr::mpreal h("1e-30", 256);
+    // Every parameter of every tensor (the models are small), and every temperature.
+    for (std::size_t i = 0; i < L.size() + L.temperature_count(); ++i) {
+      const bool temperature = i >= L.size();
+      const std::size_t k = temperature ? i - L.size() : i;
+      ModelT<mpfr::mpreal> up = base, down = base;
+      (temperature ? up.temperatures[k] : up.params[k]) += h;
+      (temperature ? down.temperatures[k] : down.params[k]) -= h;
+      const double fd = ((loss(up) - loss(down)) / (2 * h)).toDouble();
+      const double an = temperature ? tgrad[k] : grad[k];
+      INFO((temperature ? "temperature " : "parameter ") << k << ": analytic " << an << ", MPFR central difference " << fd);
+      REQUIRE(an == Approx(fd).epsilon(1e-9).margin(1e-12));
+    }
+  }
+}
+
+TEST_CASE("trainer: a two-layer model trains, deterministically for any thread count", "[train]") {
+  auto rng = test::rng_for("trainer-two-layer");
+  Dataset train, valid;
+  for (int i = 0; i < 160; ++i)
+    for (Dataset* ds : {&train, &valid}) {
+      const auto X = random_cube_sequence(3, 2, rng);
+      ds->add(X, MinPairwiseDot{}(X));
+    }
+  Architecture a = single_layer_fit_architecture(2, 4, 2, 4);
+  a.layers = {LayerShape{{HeadShape{2, 2}}, 4}, LayerShape{{HeadShape{2, 2}}, 0}};
+  const Model start = random_model(a, rng, 0.5);
+  TrainOptions o;
+  o.steps = 300;
+  o.batch = 40;
+  o.seed = test::seed();
+  o.eval_every = 50;
+  const TrainResult r1 = train_model(start, train, valid, o);
+  INFO("validation RMSE from " << r1.curve.front().second << " to " << r1.curve.back().second);
+  CHECK(r1.curve.back().second < r1.curve.front().second);
+  CHECK(std::isfinite(r1.valid.rmse));
+  o.threads = 2;
+  CHECK(train_model(start, train, valid, o).model.params == r1.model.params);
 }

@@ -121,7 +121,7 @@ ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, 
       t.weight_bound = o.weight_bound;
       t.free_temperatures = o.free_temperatures;
       t.seed = derive_seed(o.seed, "adam-" + std::to_string(r));
-      m = train_single_layer(m, train, valid, t).model;
+      m = train_model(m, train, valid, t).model;
     }
     ceres::Problem problem;
     const int n_temperatures = static_cast<int>(m.temperatures.size());

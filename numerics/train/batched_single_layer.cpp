@@ -21,8 +21,9 @@ MutMat mat(double* p, std::size_t off, int rows, int cols) { return MutMat(p + o
 ConstVec vec(const double* p, std::size_t off, int n) { return ConstVec(p + off, n); }
 MutVec vec(double* p, std::size_t off, int n) { return MutVec(p + off, n); }
 
-// Y = map(X) over the columns of X, keeping what the reverse sweep needs in w.
-void map_forward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X, BatchedSingleLayer::MapWork& w) {
+}  // namespace
+
+void batched_map_forward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X, BatchedSingleLayer::MapWork& w) {
   if (m.kind == MapKind::Affine) {
     w.out.noalias() = mat(p, m.W, m.out, m.in) * X;
     w.out.colwise() += vec(p, m.b, m.out);
@@ -35,8 +36,7 @@ void map_forward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X,
   w.out.colwise() += vec(p, m.b2, m.out);
 }
 
-// Given g_out = d(loss)/d(out), adds the parameter gradients into grad and, when want_input, writes d/dX into w.g_in.
-void map_backward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X, const Eigen::MatrixXd& g_out,
+void batched_map_backward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X, const Eigen::MatrixXd& g_out,
                   BatchedSingleLayer::MapWork& w, double* grad, bool want_input) {
   if (m.kind == MapKind::Affine) {
     mat(grad, m.W, m.out, m.in).noalias() += g_out * X.transpose();
@@ -53,8 +53,6 @@ void map_backward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X
   vec(grad, m.b1, m.width) += w.g_hidden.rowwise().sum();
   if (want_input) w.g_in.noalias() = mat(p, m.W1, m.width, m.in).transpose() * w.g_hidden;
 }
-
-}  // namespace
 
 void pack_samples(const std::vector<std::vector<std::vector<double>>>& X, const std::vector<double>& y,
                   const std::vector<std::size_t>& indices, SampleBlock& block) {
@@ -109,7 +107,7 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
   const Eigen::Index NT = static_cast<Eigen::Index>(N) * T;
 
   // ---- forward ----
-  map_forward(params, L_.encoder(), block.X, w.encoder);
+  batched_map_forward(params, L_.encoder(), block.X, w.encoder);
   w.U = w.encoder.out;
   if (a.positions > 0)
     for (Eigen::Index j = 0; j < NT; ++j)
@@ -146,7 +144,7 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
   }
   w.cls.noalias() = mat(params, layer.W_O, E, layer.concat_dim) * w.concat;
   w.cls.colwise() += c0;
-  map_forward(params, L_.readout(), w.cls, w.readout);
+  batched_map_forward(params, L_.readout(), w.cls, w.readout);
   const Eigen::RowVectorXd residual = w.readout.out.row(0) - block.y.transpose();
   const double total = residual.squaredNorm();
   if (!grad && !temperature_grad) return total;
@@ -158,7 +156,7 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
     grad = scratch.data();
   }
   w.g_y = 2.0 * residual;
-  map_backward(params, L_.readout(), w.cls, w.g_y, w.readout, grad, true);
+  batched_map_backward(params, L_.readout(), w.cls, w.g_y, w.readout, grad, true);
   w.g_cls = w.readout.g_in;
   vec(grad, L_.cls0(), E) += w.g_cls.rowwise().sum();  // the residual c = ĉ0 + W_O a
   mat(grad, layer.W_O, E, layer.concat_dim).noalias() += w.g_cls * w.concat.transpose();
@@ -219,7 +217,7 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
   if (a.positions > 0)
     for (Eigen::Index j = 0; j < NT; ++j)
       mat(grad, L_.positional(), a.positions, E).row(static_cast<int>(j % T)) += w.g_U.col(j).transpose();
-  map_backward(params, L_.encoder(), block.X, w.g_U, w.encoder, grad, false);
+  batched_map_backward(params, L_.encoder(), block.X, w.g_U, w.encoder, grad, false);
   return total;
 }
 

@@ -68,4 +68,12 @@ class BatchedSingleLayer {
   const ParamLayout& L_;
 };
 
+/// Y = map(X) over the columns of X (an affine map or a ReLU FFN of the layout), keeping what the reverse sweep needs.
+void batched_map_forward(const double* params, const MapOffsets& m, const Eigen::MatrixXd& X,
+                         BatchedSingleLayer::MapWork& w);
+/// Given g_out = d(loss)/d(out), adds the map's parameter gradients into grad and, when want_input, writes d/dX into
+/// w.g_in.
+void batched_map_backward(const double* params, const MapOffsets& m, const Eigen::MatrixXd& X, const Eigen::MatrixXd& g_out,
+                          BatchedSingleLayer::MapWork& w, double* grad, bool want_input);
+
 }  // namespace infoflow

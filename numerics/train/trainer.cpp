@@ -1,5 +1,6 @@
 #include "numerics/train/trainer.hpp"
 
+#include "numerics/train/batched_model.hpp"
 #include "numerics/train/batched_single_layer.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/util/rng.hpp"
@@ -17,10 +18,15 @@ namespace {
 // Samples per chunk: the unit of parallel work and of the fixed summation order.
 constexpr int kChunk = 128;
 
-double rmse_of(const BatchedSingleLayer& g, const Model& m, const SampleBlock& block, BatchedSingleLayer::Workspace& w) {
+template <class Engine>
+double rmse_of(const Engine& g, const Model& m, const SampleBlock& block, typename Engine::Workspace& w) {
   if (block.count() == 0) return 0.0;
   return std::sqrt(g.sse(m.params.data(), m.temperatures.data(), block, w, nullptr, nullptr) / block.count());
 }
+
+template <class Engine>
+TrainResult train_with(const Engine& g, const Model& start, const Dataset& train, const Dataset& valid,
+                       const TrainOptions& o);
 
 }  // namespace
 
@@ -43,11 +49,21 @@ bool TrainOptions::is_valid(std::string* why) const {
   return true;
 }
 
-TrainResult train_single_layer(const Model& start, const Dataset& train, const Dataset& valid, const TrainOptions& o) {
-  if (std::string why; !o.is_valid(&why)) throw ContractError("train_single_layer", "TrainOptions::" + why);
-  if (train.y.empty()) throw ContractError("train_single_layer", "training set: expected at least one sample");
+TrainResult train_model(const Model& start, const Dataset& train, const Dataset& valid, const TrainOptions& o) {
+  if (std::string why; !o.is_valid(&why)) throw ContractError("train_model", "TrainOptions::" + why);
+  if (train.y.empty()) throw ContractError("train_model", "training set: expected at least one sample");
   const ParamLayout layout(start.arch);
-  const BatchedSingleLayer g(layout);
+  // One layer: the query is the same for every sample, which the single-layer engine exploits.
+  if (layout.layers().size() == 1) return train_with(BatchedSingleLayer(layout), start, train, valid, o);
+  return train_with(BatchedModel(layout), start, train, valid, o);
+}
+
+namespace {
+
+template <class Engine>
+TrainResult train_with(const Engine& g, const Model& start, const Dataset& train, const Dataset& valid,
+                       const TrainOptions& o) {
+  const ParamLayout& layout = g.layout();
   const std::size_t P = layout.size(), B = layout.temperature_count();
   const int N = static_cast<int>(train.y.size());
   const int batch = std::min(o.batch, N);
@@ -61,7 +77,7 @@ TrainResult train_single_layer(const Model& start, const Dataset& train, const D
   // Per-chunk gradients and blocks; per-thread workspaces.
   std::vector<std::vector<double>> chunk_grad(chunks, std::vector<double>(P)), chunk_tgrad(chunks, std::vector<double>(B));
   std::vector<SampleBlock> chunk_block(chunks);
-  std::vector<BatchedSingleLayer::Workspace> work(o.threads);
+  std::vector<typename Engine::Workspace> work(o.threads);
   std::vector<double> grad(P), tgrad(B);
 
   SampleBlock valid_block;
@@ -71,7 +87,7 @@ TrainResult train_single_layer(const Model& start, const Dataset& train, const D
     std::iota(all.begin(), all.end(), 0);
     pack_samples(v.X, v.y, all, valid_block);
   }
-  BatchedSingleLayer::Workspace eval_work;
+  typename Engine::Workspace eval_work;
 
   SplitMix64 rng(derive_seed(o.seed, "train-order"));
   std::vector<std::size_t> order(static_cast<std::size_t>(N));
@@ -152,5 +168,7 @@ TrainResult train_single_layer(const Model& start, const Dataset& train, const D
   out.valid = model_errors(m, valid.y.empty() ? train : valid);
   return out;
 }
+
+}  // namespace
 
 }  // namespace infoflow

@@ -1,7 +1,8 @@
 #pragma once
-// First-order training of single-layer models (docs/training.md): minibatch AdamW with a cosine learning-rate
+// First-order training of models with any number of layers (docs/training.md): minibatch AdamW with a cosine learning-rate
 // schedule (the paper's recipe), optional projection of every weight to [−b, b] after each step (the class fits of
-// docs/certify.md §6), optional free temperatures. Gradients come from BatchedSingleLayer; a minibatch is cut into
+// docs/certify.md §6), optional free temperatures. Gradients come from BatchedSingleLayer (one layer) or
+// BatchedModel (more); a minibatch is cut into
 // fixed chunks of samples whose gradients are summed in chunk order, so the result depends on the seed only, not on
 // the thread count.
 #include "numerics/fit/model_fitter.hpp"
@@ -37,8 +38,8 @@ struct TrainResult {
   std::vector<std::pair<int, double>> curve;  // (step, validation RMSE)
 };
 
-/// Trains `start` (a single-layer model) on `train`, evaluating on `valid` (on `train` when `valid` is empty).
-/// Throws ContractError for invalid options or a model with more than one layer, InputError for ragged data.
-TrainResult train_single_layer(const Model& start, const Dataset& train, const Dataset& valid, const TrainOptions& options);
+/// Trains `start` on `train`, evaluating on `valid` (on `train` when `valid` is empty). Throws ContractError for
+/// invalid options, InputError for ragged data.
+TrainResult train_model(const Model& start, const Dataset& train, const Dataset& valid, const TrainOptions& options);
 
 }  // namespace infoflow

@@ -1,0 +1,51 @@
+#pragma once
+// The sum of squared residuals of a model with any number of layers (docs/theory.md §1) over a block of samples, and
+// its gradient with respect to every weight and temperature, for the whole block at once (samples' tokens as matrix
+// columns, Eigen). It generalises BatchedSingleLayer to the multi-layer models of the paper's experiments: in every
+// layer but the last the tokens attend to each other (T×T softmax per sample and head), the attention output is added
+// back through W_O, and an optional token-wise FFN is added on the tokens and on the CLS state; the CLS state attends
+// to the tokens in every layer.
+#include "numerics/train/batched_single_layer.hpp"
+
+#include <Eigen/Dense>
+
+#include <vector>
+
+namespace infoflow {
+
+class BatchedModel {
+ public:
+  explicit BatchedModel(const ParamLayout& layout);
+
+  struct HeadWork {
+    Eigen::MatrixXd keys, values;    // key_dim × NT, value_dim × NT
+    Eigen::MatrixXd q_cls;           // key_dim × N: the CLS queries
+    Eigen::MatrixXd q_tok;           // key_dim × NT: the token queries (layers but the last)
+    Eigen::MatrixXd p_cls;           // T × N: CLS softmax weights, column n for sample n
+    Eigen::MatrixXd p_tok;           // T × NT: block n holds P_n(t, τ), the weight of key t for query τ
+    Eigen::MatrixXd g_keys, g_values, g_q_cls, g_q_tok;
+  };
+  struct LayerWork {
+    Eigen::MatrixXd U_in, C_in;            // states entering the layer: E × NT, E × N
+    Eigen::MatrixXd U_mid, C_mid;          // after the attention residual, before the FFN
+    Eigen::MatrixXd concat_cls, concat_tok;
+    std::vector<HeadWork> heads;
+    BatchedSingleLayer::MapWork ffn_tok, ffn_cls;
+  };
+  struct Workspace {
+    BatchedSingleLayer::MapWork encoder, readout;
+    std::vector<LayerWork> layers;
+    Eigen::MatrixXd U, C, g_U, g_C, g_concat_cls, g_concat_tok, g_y;
+  };
+
+  /// Σ_n (ŷ_n − y_n)² over the block; with `grad`, adds d/dθ into grad[0 .. size) and, with `temperature_grad`, d/dβ.
+  double sse(const double* params, const double* temperatures, const SampleBlock& block, Workspace& work, double* grad,
+             double* temperature_grad) const;
+
+  const ParamLayout& layout() const { return L_; }
+
+ private:
+  const ParamLayout& L_;
+};
+
+}  // namespace infoflow
