@@ -38,12 +38,13 @@ struct MapTape {
   V hidden;
 };
 
-V map_forward(const double* p, const MapOffsets& m, const V& x, MapTape& tape) {
-  V y(m.out);
+// y = map(x), keeping what the reverse sweep needs in tape. y is resized, not reallocated once it has capacity.
+void map_forward(const double* p, const MapOffsets& m, const V& x, MapTape& tape, V& y) {
+  y.resize(m.out);
   if (m.kind == MapKind::Affine) {
     matvec(p, m.W, m.out, m.in, x.data(), y.data());
     for (int i = 0; i < m.out; ++i) y[i] += p[m.b + i];
-    return y;
+    return;
   }
   tape.hidden_pre.assign(m.width, 0.0);
   matvec(p, m.W1, m.width, m.in, x.data(), tape.hidden_pre.data());
@@ -54,27 +55,52 @@ V map_forward(const double* p, const MapOffsets& m, const V& x, MapTape& tape) {
   }
   matvec(p, m.W2, m.out, m.width, tape.hidden.data(), y.data());
   for (int i = 0; i < m.out; ++i) y[i] += p[m.b2 + i];
-  return y;
 }
 
-// Back-propagates g = dŷ/dy through the map; returns dŷ/dx and accumulates parameter gradients.
-V map_backward(const double* p, const MapOffsets& m, const V& x, const MapTape& tape, const V& g, double* grad) {
-  V gx(m.in, 0.0);
+// Back-propagates g = dŷ/dy through the map: accumulates parameter gradients and, when gx is non-null, writes dŷ/dx
+// into it. gh is scratch for the hidden layer.
+void map_backward(const double* p, const MapOffsets& m, const V& x, const MapTape& tape, const V& g, double* grad, V* gx,
+                  V& gh) {
+  if (gx) gx->assign(m.in, 0.0);
+  double* gxd = gx ? gx->data() : nullptr;
   if (m.kind == MapKind::Affine) {
-    matvec_back(p, m.W, m.out, m.in, x.data(), g.data(), gx.data(), grad);
+    matvec_back(p, m.W, m.out, m.in, x.data(), g.data(), gxd, grad);
     if (grad)
       for (int i = 0; i < m.out; ++i) grad[m.b + i] += g[i];
-    return gx;
+    return;
   }
-  V gh(m.width, 0.0);
+  gh.assign(m.width, 0.0);
   matvec_back(p, m.W2, m.out, m.width, tape.hidden.data(), g.data(), gh.data(), grad);
   if (grad)
     for (int i = 0; i < m.out; ++i) grad[m.b2 + i] += g[i];
   for (int j = 0; j < m.width; ++j) gh[j] = tape.hidden_pre[j] > 0.0 ? gh[j] : 0.0;
-  matvec_back(p, m.W1, m.width, m.in, x.data(), gh.data(), gx.data(), grad);
+  matvec_back(p, m.W1, m.width, m.in, x.data(), gh.data(), gxd, grad);
   if (grad)
     for (int j = 0; j < m.width; ++j) grad[m.b1 + j] += gh[j];
-  return gx;
+}
+
+struct HeadTape {
+  V q;
+  std::vector<V> k, v;
+  V w;  // softmax weights
+  V out;
+};
+
+// Every intermediate of one evaluation, kept per thread between calls: Ceres calls evaluate once per residual and
+// iteration, and allocating these each time was a fifth of a fit's time (perf, TOOLCHAIN.md).
+struct Scratch {
+  std::vector<V> u, gu;
+  std::vector<MapTape> enc_tape;
+  std::vector<HeadTape> heads;
+  V concat, c, wo, y, gc, gconcat, gc0, dw, dq, dk, dv, gh, one{1.0}, grad;
+  MapTape ro_tape;
+};
+thread_local Scratch scratch;
+
+// n vectors of size `size`, reusing what `vs` holds.
+void shape(std::vector<V>& vs, std::size_t n, int size) {
+  vs.resize(n);
+  for (auto& v : vs) v.resize(static_cast<std::size_t>(size));
 }
 
 }  // namespace
@@ -92,35 +118,30 @@ double SingleLayerGradient::evaluate(const double* params, const double* tempera
   const int E = a.E;
 
   // ---- forward, keeping what the reverse sweep needs ----
-  std::vector<V> u(T);
-  std::vector<MapTape> enc_tape(T);
+  Scratch& S = scratch;
+  S.u.resize(T);
+  S.enc_tape.resize(T);
   for (int t = 0; t < T; ++t) {
-    u[t] = map_forward(params, L_.encoder(), X[t], enc_tape[t]);
+    map_forward(params, L_.encoder(), X[t], S.enc_tape[t], S.u[t]);
     if (a.positions > 0)
-      for (int e = 0; e < E; ++e) u[t][e] += params[row_major_index(L_.positional(), E, t, e)];
+      for (int e = 0; e < E; ++e) S.u[t][e] += params[row_major_index(L_.positional(), E, t, e)];
   }
   const double* c0 = params + L_.cls0();
-  struct HeadTape {
-    V q;
-    std::vector<V> k, v;
-    V w;  // softmax weights
-    V out;
-  };
-  std::vector<HeadTape> ht(lo.heads.size());
-  V concat;
+  S.heads.resize(lo.heads.size());
+  S.concat.clear();
   for (std::size_t hi = 0; hi < lo.heads.size(); ++hi) {
     const HeadOffsets& h = lo.heads[hi];
-    HeadTape& tp = ht[hi];
+    HeadTape& tp = S.heads[hi];
     const double beta = temperatures[h.temperature];
     tp.q.assign(h.key_dim, 0.0);
     matvec(params, h.Q, h.key_dim, E, c0, tp.q.data());
-    tp.k.assign(T, V(h.key_dim));
-    tp.v.assign(T, V(h.value_dim));
+    shape(tp.k, T, h.key_dim);
+    shape(tp.v, T, h.value_dim);
     tp.w.assign(T, 0.0);
     double top = -INFINITY;
     for (int t = 0; t < T; ++t) {
-      matvec(params, h.K, h.key_dim, E, u[t].data(), tp.k[t].data());
-      matvec(params, h.V, h.value_dim, E, u[t].data(), tp.v[t].data());
+      matvec(params, h.K, h.key_dim, E, S.u[t].data(), tp.k[t].data());
+      matvec(params, h.V, h.value_dim, E, S.u[t].data(), tp.v[t].data());
       double s = 0;
       for (int i = 0; i < h.key_dim; ++i) s += tp.q[i] * tp.k[t][i];
       tp.w[t] = beta * s;
@@ -133,48 +154,51 @@ double SingleLayerGradient::evaluate(const double* params, const double* tempera
       tp.w[t] /= den;
       for (int i = 0; i < h.value_dim; ++i) tp.out[i] += tp.w[t] * tp.v[t][i];
     }
-    concat.insert(concat.end(), tp.out.begin(), tp.out.end());
+    S.concat.insert(S.concat.end(), tp.out.begin(), tp.out.end());
   }
-  V c(c0, c0 + E), wo(E);
-  matvec(params, lo.W_O, E, lo.concat_dim, concat.data(), wo.data());
-  for (int e = 0; e < E; ++e) c[e] += wo[e];
-  MapTape ro_tape;
-  const double y = map_forward(params, L_.readout(), c, ro_tape)[0];
+  S.c.assign(c0, c0 + E);
+  S.wo.resize(E);
+  matvec(params, lo.W_O, E, lo.concat_dim, S.concat.data(), S.wo.data());
+  for (int e = 0; e < E; ++e) S.c[e] += S.wo[e];
+  map_forward(params, L_.readout(), S.c, S.ro_tape, S.y);
+  const double y = S.y[0];
   if (!grad && !temperature_grad) return y;
 
   // ---- reverse sweep (into scratch when only the temperature gradient is wanted) ----
-  std::vector<double> scratch;
   if (!grad) {
-    scratch.resize(L_.size());
-    grad = scratch.data();
+    S.grad.resize(L_.size());
+    grad = S.grad.data();
   }
   std::fill(grad, grad + L_.size(), 0.0);
   if (temperature_grad) std::fill(temperature_grad, temperature_grad + L_.temperature_count(), 0.0);
-  const V gc = map_backward(params, L_.readout(), c, ro_tape, V{1.0}, grad);
-  for (int e = 0; e < E; ++e) grad[L_.cls0() + e] += gc[e];  // residual: c = c0 + W_O a
-  V gconcat(lo.concat_dim, 0.0);
-  matvec_back(params, lo.W_O, E, lo.concat_dim, concat.data(), gc.data(), gconcat.data(), grad);
-  std::vector<V> gu(T, V(E, 0.0));
-  V gc0(E, 0.0);
+  map_backward(params, L_.readout(), S.c, S.ro_tape, S.one, grad, &S.gc, S.gh);
+  for (int e = 0; e < E; ++e) grad[L_.cls0() + e] += S.gc[e];  // residual: c = c0 + W_O a
+  S.gconcat.assign(lo.concat_dim, 0.0);
+  matvec_back(params, lo.W_O, E, lo.concat_dim, S.concat.data(), S.gc.data(), S.gconcat.data(), grad);
+  S.gu.resize(T);
+  for (auto& g : S.gu) g.assign(E, 0.0);
+  S.gc0.assign(E, 0.0);
   int offset = 0;
   for (std::size_t hi = 0; hi < lo.heads.size(); ++hi) {
     const HeadOffsets& h = lo.heads[hi];
-    const HeadTape& tp = ht[hi];
+    const HeadTape& tp = S.heads[hi];
     const double beta = temperatures[h.temperature];
-    const double* ga = gconcat.data() + offset;
+    const double* ga = S.gconcat.data() + offset;
     offset += h.value_dim;
     // a = Σ w_t v_t:  dv_t = w_t ga;  dw_t = ga·v_t;  softmax: dz_t = w_t (dw_t − Σ_s w_s dw_s).
-    V dw(T);
+    S.dw.resize(T);
     double mean = 0;
     for (int t = 0; t < T; ++t) {
       double s = 0;
       for (int i = 0; i < h.value_dim; ++i) s += ga[i] * tp.v[t][i];
-      dw[t] = s;
+      S.dw[t] = s;
       mean += tp.w[t] * s;
     }
-    V dq(h.key_dim, 0.0), dk(h.key_dim), dv(h.value_dim);
+    S.dq.assign(h.key_dim, 0.0);
+    S.dk.resize(h.key_dim);
+    S.dv.resize(h.value_dim);
     for (int t = 0; t < T; ++t) {
-      const double dz = tp.w[t] * (dw[t] - mean);
+      const double dz = tp.w[t] * (S.dw[t] - mean);
       // z_t = β qᵀk_t
       if (temperature_grad) {
         double score = 0;
@@ -182,20 +206,21 @@ double SingleLayerGradient::evaluate(const double* params, const double* tempera
         temperature_grad[h.temperature] += dz * score;
       }
       for (int i = 0; i < h.key_dim; ++i) {
-        dq[i] += beta * dz * tp.k[t][i];
-        dk[i] = beta * dz * tp.q[i];
+        S.dq[i] += beta * dz * tp.k[t][i];
+        S.dk[i] = beta * dz * tp.q[i];
       }
-      for (int i = 0; i < h.value_dim; ++i) dv[i] = tp.w[t] * ga[i];
-      matvec_back(params, h.K, h.key_dim, E, u[t].data(), dk.data(), gu[t].data(), grad);
-      matvec_back(params, h.V, h.value_dim, E, u[t].data(), dv.data(), gu[t].data(), grad);
+      for (int i = 0; i < h.value_dim; ++i) S.dv[i] = tp.w[t] * ga[i];
+      matvec_back(params, h.K, h.key_dim, E, S.u[t].data(), S.dk.data(), S.gu[t].data(), grad);
+      matvec_back(params, h.V, h.value_dim, E, S.u[t].data(), S.dv.data(), S.gu[t].data(), grad);
     }
-    matvec_back(params, h.Q, h.key_dim, E, c0, dq.data(), gc0.data(), grad);
+    matvec_back(params, h.Q, h.key_dim, E, c0, S.dq.data(), S.gc0.data(), grad);
   }
-  for (int e = 0; e < E; ++e) grad[L_.cls0() + e] += gc0[e];
+  for (int e = 0; e < E; ++e) grad[L_.cls0() + e] += S.gc0[e];
   for (int t = 0; t < T; ++t) {
     if (a.positions > 0)
-      for (int e = 0; e < E; ++e) grad[row_major_index(L_.positional(), E, t, e)] += gu[t][e];
-    map_backward(params, L_.encoder(), X[t], enc_tape[t], gu[t], grad);
+      for (int e = 0; e < E; ++e) grad[row_major_index(L_.positional(), E, t, e)] += S.gu[t][e];
+    // The encoder's input gradient is not needed: nullptr skips it.
+    map_backward(params, L_.encoder(), X[t], S.enc_tape[t], S.gu[t], grad, nullptr, S.gh);
   }
   return y;
 }
