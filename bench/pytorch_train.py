@@ -3,7 +3,8 @@
 
 usage: pytorch_train.py DIR --threads K [--target R] [--lr 1e-2] [--steps 3000] [--batch 800] [--eval-every 10] [--seed 1]
 
-Reads DIR/data.json and DIR/init.json (written by `bench-train write`, docs/weights-format.md), trains with Adam and the
+Reads DIR/data.json and DIR/init.json (written by `bench-train write`, docs/weights-format.md: any number of layers,
+heads, FFNs, positions), trains with Adam and the
 same cosine schedule as numerics/train/trainer.cpp (minibatches in a seeded shuffled order; with --batch equal to the
 training set it is full batch, as in the comparison), evaluates the validation RMSE every --eval-every steps, stops at
 --target, and prints one JSON line like bench-train's.
@@ -32,31 +33,56 @@ def main():
     y = torch.tensor(data["train"]["y"], dtype=dt)
     Xv = torch.tensor(data["valid"]["X"], dtype=dt)
     yv = torch.tensor(data["valid"]["y"], dtype=dt)
-    if len(W["layers"]) != 1 or W["encoder"]["kind"] != "ffn" or W["readout"]["kind"] != "ffn" or W.get("positions", 0):
-        sys.exit("pytorch_train.py: expects the single-layer FFN/FFN model of the benchmark")
-    t = lambda v: torch.tensor([[float(x) for x in r] for r in v] if isinstance(v[0], list) else [float(x) for x in v],
-                               dtype=dt, requires_grad=True)
-    enc = {k: t(W["encoder"][k]) for k in ("W1", "b1", "W2", "b2")}
-    ro = {k: t(W["readout"][k]) for k in ("W1", "b1", "W2", "b2")}
-    layer = W["layers"][0]
-    heads = [{k: t(h[k]) for k in ("Q", "K", "V")} for h in layer["heads"]]
-    betas = [float(h["beta"]) for h in layer["heads"]]
-    WO = t(layer["W_O"])
-    c0 = t(W["cls0"])
-    params = list(enc.values()) + list(ro.values()) + [p for h in heads for p in h.values()] + [WO, c0]
+    def t(v):
+        rows = v if isinstance(v[0], list) else [v]
+        x = torch.tensor([[float(e) for e in r] for r in rows], dtype=dt)
+        return (x if isinstance(v[0], list) else x[0]).requires_grad_(True)
 
-    def ffn(m, x):
+    def map_params(m):
+        keys = ("W", "b") if m["kind"] == "affine" else ("W1", "b1", "W2", "b2")
+        return {k: t(m[k]) for k in keys}
+
+    enc = map_params(W["encoder"])
+    ro = map_params(W["readout"])
+    layers = []
+    for layer in W["layers"]:
+        layers.append({"heads": [{k: t(h[k]) for k in ("Q", "K", "V")} for h in layer["heads"]],
+                       "betas": [float(h["beta"]) for h in layer["heads"]],
+                       "W_O": t(layer["W_O"]),
+                       "ffn": map_params(layer["ffn"]) if layer.get("ffn") else None})
+    pos = t(W["positional"]) if W.get("positions", 0) else None
+    c0 = t(W["cls0"])
+    params = list(enc.values()) + list(ro.values()) + [c0] + ([pos] if pos is not None else [])
+    for l in layers:
+        params += [p for h in l["heads"] for p in h.values()] + [l["W_O"]] + (list(l["ffn"].values()) if l["ffn"] else [])
+
+    def apply(m, x):
+        if "W" in m:
+            return x @ m["W"].T + m["b"]
         return torch.relu(x @ m["W1"].T + m["b1"]) @ m["W2"].T + m["b2"]
 
     def forward(Xb):
-        U = ffn(enc, Xb)                                    # N × T × E
-        parts = []
-        for h, beta in zip(heads, betas):
-            q = h["Q"] @ c0                                 # the one query: ĉ0
-            w = torch.softmax(beta * ((U @ h["K"].T) @ q), dim=1)  # N × T
-            parts.append(torch.einsum("nt,ntv->nv", w, U @ h["V"].T))
-        c = c0 + torch.cat(parts, dim=1) @ WO.T             # N × E
-        return ffn(ro, c)[:, 0]
+        U = apply(enc, Xb)                                   # N × T × E
+        if pos is not None:
+            U = U + pos[: Xb.shape[1]]
+        C = c0.expand(Xb.shape[0], -1)                       # N × E
+        for i, l in enumerate(layers):
+            last = i == len(layers) - 1
+            cls_parts, tok_parts = [], []
+            for h, beta in zip(l["heads"], l["betas"]):
+                K, V = U @ h["K"].T, U @ h["V"].T            # N × T × kd, N × T × vd
+                w = torch.softmax(beta * torch.einsum("ntk,nk->nt", K, C @ h["Q"].T), dim=1)
+                cls_parts.append(torch.einsum("nt,ntv->nv", w, V))
+                if not last:
+                    P = torch.softmax(beta * ((U @ h["Q"].T) @ K.transpose(1, 2)), dim=2)  # query × key
+                    tok_parts.append(P @ V)
+            C = C + torch.cat(cls_parts, dim=1) @ l["W_O"].T
+            if not last:
+                U = U + torch.cat(tok_parts, dim=2) @ l["W_O"].T
+                if l["ffn"] is not None:
+                    U = U + apply(l["ffn"], U)
+                    C = C + apply(l["ffn"], C)
+        return apply(ro, C)[:, 0]
 
     opt = torch.optim.Adam(params, lr=a.lr)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * s / a.steps)))
