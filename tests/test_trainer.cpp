@@ -54,6 +54,34 @@ BatchedCase batched_case(const Model& m, const ParamLayout& L, int T, int count,
   return c;
 }
 
+// Requires the analytic gradient of Σ r² to match 256-bit MPFR central differences (step 1e-30) at the given indices
+// of [weights..., temperatures...].
+void require_matches_mpfr(const Model& m, const ParamLayout& L, const Dataset& data, const std::vector<double>& grad,
+                          const std::vector<double>& tgrad, const std::vector<std::size_t>& which) {
+  const Precision prec{256};
+  auto loss = [&](const ModelT<mpfr::mpreal>& mm) {
+    mpfr::mpreal s(0, 256);
+    for (std::size_t n = 0; n < data.y.size(); ++n) {
+      const mpfr::mpreal r = forward(mm, L, convert_sequence<mpfr::mpreal>(data.X[n], prec)).y - data.y[n];
+      s += r * r;
+    }
+    return s;
+  };
+  const ModelT<mpfr::mpreal> base = convert_model<mpfr::mpreal>(m, prec);
+  const mpfr::mpreal h("1e-30", 256);
+  for (std::size_t i : which) {
+    const bool temperature = i >= L.size();
+    const std::size_t k = temperature ? i - L.size() : i;
+    ModelT<mpfr::mpreal> up = base, down = base;
+    (temperature ? up.temperatures[k] : up.params[k]) += h;
+    (temperature ? down.temperatures[k] : down.params[k]) -= h;
+    const double fd = ((loss(up) - loss(down)) / (2 * h)).toDouble();
+    const double an = temperature ? tgrad[k] : grad[k];
+    INFO((temperature ? "temperature " : "parameter ") << k << ": analytic " << an << ", MPFR central difference " << fd);
+    REQUIRE(an == Approx(fd).epsilon(1e-9).margin(1e-12));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("batched gradient: equals the per-sample analytic gradient for every single-layer kind", "[train]") {
@@ -95,28 +123,10 @@ TEST_CASE("batched gradient: agrees with MPFR central differences of the loss", 
     const BatchedCase c = batched_case(m, L, T, 5, rng);
     const Dataset& data = c.data;
     const std::vector<double>&grad = c.grad, &tgrad = c.tgrad;
-    const Precision prec{256};
-    auto loss = [&](const ModelT<mpfr::mpreal>& mm) {
-      mpfr::mpreal s(0, 256);
-      for (std::size_t n = 0; n < data.y.size(); ++n) {
-        const mpfr::mpreal r = forward(mm, L, convert_sequence<mpfr::mpreal>(data.X[n], prec)).y - data.y[n];
-        s += r * r;
-      }
-      return s;
-    };
-    const ModelT<mpfr::mpreal> base = convert_model<mpfr::mpreal>(m, prec);
-    const mpfr::mpreal h("1e-30", 256);
-    for (int k = 0; k < 12; ++k) {
-      const bool temperature = k % 4 == 3;
-      const std::size_t i = temperature ? rng.uniform_index(L.temperature_count()) : rng.uniform_index(L.size());
-      ModelT<mpfr::mpreal> up = base, down = base;
-      (temperature ? up.temperatures[i] : up.params[i]) += h;
-      (temperature ? down.temperatures[i] : down.params[i]) -= h;
-      const double fd = ((loss(up) - loss(down)) / (2 * h)).toDouble();
-      const double an = temperature ? tgrad[i] : grad[i];
-      INFO((temperature ? "temperature " : "parameter ") << i << ": analytic " << an << ", MPFR central difference " << fd);
-      REQUIRE(an == Approx(fd).epsilon(1e-9).margin(1e-12));
-    }
+    std::vector<std::size_t> which;
+    for (int k = 0; k < 12; ++k)
+      which.push_back(k % 4 == 3 ? L.size() + rng.uniform_index(L.temperature_count()) : rng.uniform_index(L.size()));
+    require_matches_mpfr(m, L, data, grad, tgrad, which);
   }
 }
 
@@ -224,29 +234,10 @@ TEST_CASE("batched multi-layer gradient: agrees with MPFR central differences fo
     BatchedModel::Workspace w;
     std::vector<double> grad(L.size(), 0.0), tgrad(L.temperature_count(), 0.0);
     BatchedModel(L).sse(m.params.data(), m.temperatures.data(), block, w, grad.data(), tgrad.data());
-    const Precision prec{256};
-    auto loss = [&](const ModelT<mpfr::mpreal>& mm) {
-      mpfr::mpreal s(0, 256);
-      for (std::size_t n = 0; n < data.y.size(); ++n) {
-        const mpfr::mpreal r = forward(mm, L, convert_sequence<mpfr::mpreal>(data.X[n], prec)).y - data.y[n];
-        s += r * r;
-      }
-      return s;
-    };
-    const ModelT<mpfr::mpreal> base = convert_model<mpfr::mpreal>(m, prec);
-    const mpfr::mpreal h("1e-30", 256);
     // Every parameter of every tensor (the models are small), and every temperature.
-    for (std::size_t i = 0; i < L.size() + L.temperature_count(); ++i) {
-      const bool temperature = i >= L.size();
-      const std::size_t k = temperature ? i - L.size() : i;
-      ModelT<mpfr::mpreal> up = base, down = base;
-      (temperature ? up.temperatures[k] : up.params[k]) += h;
-      (temperature ? down.temperatures[k] : down.params[k]) -= h;
-      const double fd = ((loss(up) - loss(down)) / (2 * h)).toDouble();
-      const double an = temperature ? tgrad[k] : grad[k];
-      INFO((temperature ? "temperature " : "parameter ") << k << ": analytic " << an << ", MPFR central difference " << fd);
-      REQUIRE(an == Approx(fd).epsilon(1e-9).margin(1e-12));
-    }
+    std::vector<std::size_t> every(L.size() + L.temperature_count());
+    std::iota(every.begin(), every.end(), 0);
+    require_matches_mpfr(m, L, data, grad, tgrad, every);
   }
 }
 

@@ -43,10 +43,7 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
                          double* grad, double* temperature_grad) const {
   const Architecture& a = L_.arch();
   const int N = block.count(), T = block.T, E = a.E;
-  if (block.X.rows() != a.d) throw InputError("samples", "tokens have dimension " + std::to_string(block.X.rows()) +
-                                                             ", the model expects d = " + std::to_string(a.d));
-  if (a.positions > 0 && T > a.positions)
-    throw InputError("samples", "sequence length " + std::to_string(T) + " exceeds the positional table");
+  check_block(a, block);
   if (N == 0) return 0.0;
   const Eigen::Index NT = static_cast<Eigen::Index>(N) * T;
   const auto& layers = L_.layers();
@@ -55,9 +52,7 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
   // ---- forward ----
   batched_map_forward(params, L_.encoder(), block.X, w.encoder);
   w.U = w.encoder.out;
-  if (a.positions > 0)
-    for (Eigen::Index j = 0; j < NT; ++j)
-      w.U.col(j) += mat(params, L_.positional(), a.positions, E).row(static_cast<int>(j % T)).transpose();
+  add_positions(params, L_, T, w.U);
   w.C = Eigen::Map<const Eigen::VectorXd>(params + L_.cls0(), E).replicate(1, N);
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const LayerOffsets& lo = layers[l];
@@ -209,9 +204,7 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
   }
   // The first layer's CLS input is ĉ0 for every sample; its tokens are the encoder's output plus positions.
   Eigen::Map<Eigen::VectorXd>(grad + L_.cls0(), E) += w.g_C.rowwise().sum();
-  if (a.positions > 0)
-    for (Eigen::Index j = 0; j < NT; ++j)
-      mat(grad, L_.positional(), a.positions, E).row(static_cast<int>(j % T)) += w.g_U.col(j).transpose();
+  add_position_gradients(grad, L_, T, w.g_U);
   batched_map_backward(params, L_.encoder(), block.X, w.g_U, w.encoder, grad, false);
   return total;
 }

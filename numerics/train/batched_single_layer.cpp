@@ -36,6 +36,27 @@ void batched_map_forward(const double* p, const MapOffsets& m, const Eigen::Matr
   w.out.colwise() += vec(p, m.b2, m.out);
 }
 
+void check_block(const Architecture& a, const SampleBlock& block) {
+  if (block.X.rows() != a.d) throw InputError("samples", "tokens have dimension " + std::to_string(block.X.rows()) +
+                                                             ", the model expects d = " + std::to_string(a.d));
+  if (a.positions > 0 && block.T > a.positions)
+    throw InputError("samples", "sequence length " + std::to_string(block.T) + " exceeds the positional table");
+}
+
+void add_positions(const double* params, const ParamLayout& L, int T, Eigen::MatrixXd& U) {
+  const Architecture& a = L.arch();
+  if (a.positions == 0) return;
+  for (Eigen::Index j = 0; j < U.cols(); ++j)
+    U.col(j) += mat(params, L.positional(), a.positions, a.E).row(static_cast<int>(j % T)).transpose();
+}
+
+void add_position_gradients(double* grad, const ParamLayout& L, int T, const Eigen::MatrixXd& g_U) {
+  const Architecture& a = L.arch();
+  if (a.positions == 0) return;
+  for (Eigen::Index j = 0; j < g_U.cols(); ++j)
+    mat(grad, L.positional(), a.positions, a.E).row(static_cast<int>(j % T)) += g_U.col(j).transpose();
+}
+
 void batched_map_backward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X, const Eigen::MatrixXd& g_out,
                   BatchedSingleLayer::MapWork& w, double* grad, bool want_input) {
   if (m.kind == MapKind::Affine) {
@@ -99,19 +120,14 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
   const Architecture& a = L_.arch();
   const LayerOffsets& layer = L_.layers()[0];
   const int N = block.count(), T = block.T, E = a.E;
-  if (block.X.rows() != a.d) throw InputError("samples", "tokens have dimension " + std::to_string(block.X.rows()) +
-                                                             ", the model expects d = " + std::to_string(a.d));
-  if (a.positions > 0 && T > a.positions)
-    throw InputError("samples", "sequence length " + std::to_string(T) + " exceeds the positional table");
+  check_block(a, block);
   if (N == 0) return 0.0;
   const Eigen::Index NT = static_cast<Eigen::Index>(N) * T;
 
   // ---- forward ----
   batched_map_forward(params, L_.encoder(), block.X, w.encoder);
   w.U = w.encoder.out;
-  if (a.positions > 0)
-    for (Eigen::Index j = 0; j < NT; ++j)
-      w.U.col(j) += mat(params, L_.positional(), a.positions, E).row(static_cast<int>(j % T)).transpose();
+  add_positions(params, L_, T, w.U);
   const ConstVec c0 = vec(params, L_.cls0(), E);
   w.heads.resize(layer.heads.size());
   w.concat.resize(layer.concat_dim, N);
@@ -214,9 +230,7 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
     row += ho.value_dim;
   }
   vec(grad, L_.cls0(), E) += g_c0;
-  if (a.positions > 0)
-    for (Eigen::Index j = 0; j < NT; ++j)
-      mat(grad, L_.positional(), a.positions, E).row(static_cast<int>(j % T)) += w.g_U.col(j).transpose();
+  add_position_gradients(grad, L_, T, w.g_U);
   batched_map_backward(params, L_.encoder(), block.X, w.g_U, w.encoder, grad, false);
   return total;
 }

@@ -68,6 +68,12 @@ class BatchedSingleLayer {
   const ParamLayout& L_;
 };
 
+/// Throws InputError when the block's tokens are not of the model's dimension or longer than its positional table.
+void check_block(const Architecture& a, const SampleBlock& block);
+/// Column n·T + t of U gets the positional row t (nothing when the model has no positions); and the reverse.
+void add_positions(const double* params, const ParamLayout& L, int T, Eigen::MatrixXd& U);
+void add_position_gradients(double* grad, const ParamLayout& L, int T, const Eigen::MatrixXd& g_U);
+
 /// Y = map(X) over the columns of X (an affine map or a ReLU FFN of the layout), keeping what the reverse sweep needs.
 void batched_map_forward(const double* params, const MapOffsets& m, const Eigen::MatrixXd& X,
                          BatchedSingleLayer::MapWork& w);
