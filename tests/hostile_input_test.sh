@@ -57,6 +57,9 @@ expect "nested sums (short)" 2 "--target: column [0-9]+: expected at most 64 nes
 $py -c "print('['*100000 + ']'*100000)" > deep.json
 mkdir -p deepres/s && cp deep.json deepres/s/result.json
 expect "deep result JSON" 2 "--results: .*nested deeper than 64 levels" -- "$cli" report --results deepres --out rep
+truncate -s 5G huge.json  # sparse: takes no disk space
+expect "JSON file too large" 2 "--weights: 'huge.json' is 5368709120 bytes; expected a JSON file of at most 4294967296 bytes" -- "$cli" eval --weights huge.json --inputs ok_inputs.json
+rm -f huge.json
 expect "deep weights JSON" 2 "--weights: .*nested deeper than 64 levels" -- "$cli" eval --weights deep.json --inputs ok_inputs.json
 
 # --- threads: bounded ---

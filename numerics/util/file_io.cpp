@@ -66,6 +66,9 @@ json read_json_file(const std::string& path, const std::string& argument) {
   if (path.empty()) throw InputError(argument, "expected a file name, got an empty string");
   if (!fs::exists(path, ec)) throw InputError(argument, "cannot open file '" + path + "' (it does not exist)");
   if (!fs::is_regular_file(path, ec)) throw InputError(argument, "'" + path + "' is not a regular file");
+  if (const auto bytes = fs::file_size(path, ec); !ec && bytes > kMaxJsonFileBytes)
+    throw InputError(argument, "'" + path + "' is " + std::to_string(bytes) + " bytes; expected a JSON file of at most " +
+                                   std::to_string(kMaxJsonFileBytes) + " bytes");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(argument, "cannot open file '" + path + "'");
   std::stringstream ss;

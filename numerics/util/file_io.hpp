@@ -8,12 +8,16 @@
 // so a reader never sees half a file and two writers never share a temporary.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace infoflow {
 
 /// Deepest nesting of arrays and objects accepted in any JSON input (the formats need at most 6).
 inline constexpr int kMaxJsonDepth = 64;
+/// The largest JSON file read (4 GiB): reading allocates the file's size, so a file larger than any the toolkit writes
+/// is refused before anything is read (the largest legitimate files are certify checkpoints of very long searches).
+inline constexpr std::uintmax_t kMaxJsonFileBytes = std::uintmax_t{1} << 32;
 
 /// Parses `text`; throws InputError(argument, "<what> is not valid JSON (...)") on any error,
 /// including nesting deeper than kMaxJsonDepth.
