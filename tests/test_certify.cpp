@@ -224,11 +224,11 @@ TEST_CASE("certify --execution double adds the rounding bound and a checkpointed
   part.checkpoint = path;
   part.max_boxes = 1000;
   const CertifyReport first = certify_model(hp, part);
-  REQUIRE_FALSE(first.resumed);
+  REQUIRE_FALSE(first.result.resumed);
   part.max_boxes = 3000;
   part.threads = 2;
   const CertifyReport resumed = certify_model(hp, part);
-  REQUIRE(resumed.resumed);
+  REQUIRE(resumed.result.resumed);
   CHECK(resumed.result.upper == whole.result.upper);
   CHECK(resumed.result.lower == whole.result.lower);
   CHECK(resumed.result.argmax == whole.result.argmax);
@@ -307,6 +307,6 @@ TEST_CASE("a checkpoint altered by hand is refused", "[certify]") {
   write_json_file(q.checkpoint, good, "--checkpoint");
   CertifyRequest more = q;
   more.max_boxes = 600;
-  CHECK(certify_model(hp, more).resumed);
+  CHECK(certify_model(hp, more).result.resumed);
   std::remove(q.checkpoint.c_str());
 }

@@ -114,19 +114,12 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
       }
     }
   }
-  batched_map_forward(params, L_.readout(), w.C, w.readout);
-  const Eigen::RowVectorXd residual = w.readout.out.row(0) - block.y.transpose();
-  const double total = residual.squaredNorm();
-  if (!grad && !temperature_grad) return total;
+  std::vector<double> scratch;
+  const double total = readout_and_loss(params, L_, w.C, block.y, w.readout, w.g_y, grad, temperature_grad != nullptr,
+                                        scratch);
+  if (!grad) return total;
 
   // ---- reverse sweep of Σ r² ----
-  std::vector<double> scratch;
-  if (!grad) {
-    scratch.assign(L_.size(), 0.0);
-    grad = scratch.data();
-  }
-  w.g_y = 2.0 * residual;
-  batched_map_backward(params, L_.readout(), w.C, w.g_y, w.readout, grad, true);
   w.g_C = w.readout.g_in;
   w.g_U.setZero(E, NT);  // the last layer's tokens are read by its keys and values only
   for (std::size_t li = layers.size(); li-- > 0;) {

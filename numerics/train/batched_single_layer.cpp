@@ -57,6 +57,22 @@ void add_position_gradients(double* grad, const ParamLayout& L, int T, const Eig
     mat(grad, L.positional(), a.positions, a.E).row(static_cast<int>(j % T)) += g_U.col(j).transpose();
 }
 
+double readout_and_loss(const double* params, const ParamLayout& L, const Eigen::MatrixXd& cls, const Eigen::VectorXd& y,
+                        BatchedSingleLayer::MapWork& readout, Eigen::MatrixXd& g_y, double*& grad,
+                        bool temperatures_wanted, std::vector<double>& scratch) {
+  batched_map_forward(params, L.readout(), cls, readout);
+  const Eigen::RowVectorXd residual = readout.out.row(0) - y.transpose();
+  const double total = residual.squaredNorm();
+  if (!grad && !temperatures_wanted) return total;
+  if (!grad) {  // only the temperature gradient is wanted: the weights' gradient goes to scratch
+    scratch.assign(L.size(), 0.0);
+    grad = scratch.data();
+  }
+  g_y = 2.0 * residual;
+  batched_map_backward(params, L.readout(), cls, g_y, readout, grad, true);
+  return total;
+}
+
 void batched_map_backward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X, const Eigen::MatrixXd& g_out,
                   BatchedSingleLayer::MapWork& w, double* grad, bool want_input) {
   if (m.kind == MapKind::Affine) {
@@ -109,12 +125,6 @@ BatchedSingleLayer::BatchedSingleLayer(const ParamLayout& layout) : L_(layout) {
     throw ContractError("BatchedSingleLayer", "model: the batched gradient covers single-layer models only");
 }
 
-void BatchedSingleLayer::predict(const double* params, const double* temperatures, const SampleBlock& block,
-                                 Workspace& work, Eigen::VectorXd& out) const {
-  (void)sse(params, temperatures, block, work, nullptr, nullptr);
-  out = work.readout.out.row(0).transpose();
-}
-
 double BatchedSingleLayer::sse(const double* params, const double* temperatures, const SampleBlock& block,
                                Workspace& w, double* grad, double* temperature_grad) const {
   const Architecture& a = L_.arch();
@@ -160,19 +170,12 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
   }
   w.cls.noalias() = mat(params, layer.W_O, E, layer.concat_dim) * w.concat;
   w.cls.colwise() += c0;
-  batched_map_forward(params, L_.readout(), w.cls, w.readout);
-  const Eigen::RowVectorXd residual = w.readout.out.row(0) - block.y.transpose();
-  const double total = residual.squaredNorm();
-  if (!grad && !temperature_grad) return total;
-
-  // ---- reverse sweep of Σ r², into scratch when only the temperature gradient is wanted ----
   std::vector<double> scratch;
-  if (!grad) {
-    scratch.assign(L_.size(), 0.0);
-    grad = scratch.data();
-  }
-  w.g_y = 2.0 * residual;
-  batched_map_backward(params, L_.readout(), w.cls, w.g_y, w.readout, grad, true);
+  const double total = readout_and_loss(params, L_, w.cls, block.y, w.readout, w.g_y, grad, temperature_grad != nullptr,
+                                        scratch);
+  if (!grad) return total;
+
+  // ---- reverse sweep of Σ r² ----
   w.g_cls = w.readout.g_in;
   vec(grad, L_.cls0(), E) += w.g_cls.rowwise().sum();  // the residual c = ĉ0 + W_O a
   mat(grad, layer.W_O, E, layer.concat_dim).noalias() += w.g_cls * w.concat.transpose();

@@ -58,10 +58,6 @@ class BatchedSingleLayer {
   double sse(const double* params, const double* temperatures, const SampleBlock& block, Workspace& work, double* grad,
              double* temperature_grad) const;
 
-  /// The predictions ŷ for the block (no gradient).
-  void predict(const double* params, const double* temperatures, const SampleBlock& block, Workspace& work,
-               Eigen::VectorXd& out) const;
-
   const ParamLayout& layout() const { return L_; }
 
  private:
@@ -73,6 +69,14 @@ void check_block(const Architecture& a, const SampleBlock& block);
 /// Column n·T + t of U gets the positional row t (nothing when the model has no positions); and the reverse.
 void add_positions(const double* params, const ParamLayout& L, int T, Eigen::MatrixXd& U);
 void add_position_gradients(double* grad, const ParamLayout& L, int T, const Eigen::MatrixXd& g_U);
+
+/// The readout on the final CLS states (E × N) and the block's Σ r². When a gradient is wanted (grad non-null, or
+/// temperatures_wanted), also the start of the reverse sweep: the readout's parameter gradients into grad (into
+/// scratch when grad is null; grad then points there) and d/d(CLS) into readout.g_in. Afterwards grad is non-null
+/// exactly when the caller must continue the reverse sweep.
+double readout_and_loss(const double* params, const ParamLayout& L, const Eigen::MatrixXd& cls, const Eigen::VectorXd& y,
+                        BatchedSingleLayer::MapWork& readout, Eigen::MatrixXd& g_y, double*& grad,
+                        bool temperatures_wanted, std::vector<double>& scratch);
 
 /// Y = map(X) over the columns of X (an affine map or a ReLU FFN of the layout), keeping what the reverse sweep needs.
 void batched_map_forward(const double* params, const MapOffsets& m, const Eigen::MatrixXd& X,

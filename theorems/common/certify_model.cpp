@@ -88,7 +88,6 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   CertifyReport rep;
   rep.request = q;
   rep.result = sup_abs_branch_and_bound(on_box, at_point, o);
-  rep.resumed = rep.result.resumed;
   rep.boxes_per_second = rep.result.seconds > 0 ? rep.result.boxes / rep.result.seconds : 0;
   if (in_double) {
     DoubleExecutionReport d;
@@ -122,7 +121,7 @@ void to_json(json& j, const CertifyReport& r) {
            {"boxes", r.result.boxes},
            {"seconds", r.result.seconds},
            {"boxes_per_second", r.boxes_per_second},
-           {"resumed", r.resumed},
+           {"resumed", r.result.resumed},
            {"grade", "certified upper bound (arb, whole box); lower bound attained at an input (arb)"},
            {"covers", r.double_execution ? "the real-number function of the weights rounded to double, and (below) "
                                            "its float64 execution"
@@ -146,7 +145,7 @@ std::string certify_table(const CertifyReport& r) {
   o << ")\n";
   o << "  gap " << num(r.result.gap()) << (r.result.complete ? " (requested gap reached)" : " (stopped by " + r.result.stopped_by + ")")
     << ", " << r.result.boxes << " boxes in " << format_number(r.result.seconds, 3) << " s (" << format_number(r.boxes_per_second, 4)
-    << " boxes/s)" << (r.resumed ? ", resumed from a checkpoint" : "") << "\n";
+    << " boxes/s)" << (r.result.resumed ? ", resumed from a checkpoint" : "") << "\n";
   if (r.double_execution) {
     o << "  float64 execution (weights rounded to double, ForwardPass<double>):\n";
     if (std::isfinite(r.double_execution->rounding_bound))

@@ -42,7 +42,6 @@ struct CertifyReport {
   BranchAndBoundResult result;
   double boxes_per_second = 0;
   std::optional<DoubleExecutionReport> double_execution;
-  bool resumed = false;       // the search continued from a checkpoint
 };
 void to_json(nlohmann::json& j, const CertifyReport& r);
 std::string certify_table(const CertifyReport& r);
