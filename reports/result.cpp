@@ -104,6 +104,7 @@ json to_json(const Series& s) {
   j["band"] = s.band ? interval_json(*s.band) : json(nullptr);
   if (!s.note.empty()) j["note"] = s.note;
   if (s.one_sided) j["one_sided"] = true;
+  if (s.points_label != "measured") j["points_label"] = s.points_label;
   if (s.overlay) {
     json pts = json::array();
     for (std::size_t i = 0; i < s.overlay->x.size(); ++i) pts.push_back({s.overlay->x[i], s.overlay->y[i]});
@@ -193,6 +194,7 @@ SuiteResult suite_result_from_json(const json& j) {
       if (!s.at("verdict").is_null()) t.verdict = verdict_from_name(s.at("verdict").get<std::string>());
       t.note = s.value("note", "");
       t.one_sided = s.value("one_sided", false);
+      t.points_label = s.value("points_label", "measured");
       if (s.contains("overlay")) {
         Series::Overlay o;
         o.label = s["overlay"].value("label", "");

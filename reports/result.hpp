@@ -64,6 +64,7 @@ struct Series {
   Verdict verdict = Verdict::Inconclusive;
   std::string note;
   bool one_sided = false;  // as Check::one_sided
+  std::string points_label = "measured";  // the legend of the points (x, y), e.g. which model a training curve is
   /// A second curve drawn on the same axes (no fit), e.g. what an explicit construction achieves.
   struct Overlay {
     std::string label;

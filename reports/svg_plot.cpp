@@ -55,7 +55,7 @@ std::optional<std::string> plot_series_svg(const Series& s, std::string& why) {
   gp << "set xlabel " << gp_quote(s.x_label) << " noenhanced\nset ylabel " << gp_quote(s.y_label) << " noenhanced\n";
   if (s.log_log) gp << "set logscale xy\n";
   gp << "set key top left box noenhanced\nset grid\n";
-  std::string plot = "plot " + gp_quote((dir / "points.dat").string()) + " using 1:2 with points pt 7 ps 1 lc rgb '#1f77b4' title 'measured'";
+  std::string plot = "plot " + gp_quote((dir / "points.dat").string()) + " using 1:2 with points pt 7 ps 1 lc rgb '#1f77b4' title " + gp_quote(s.points_label);
   if (s.fit) {
     if (s.log_log)
       gp << "fitline(x) = exp(" << s.fit->intercept << ") * x**(" << s.fit->slope << ")\n";

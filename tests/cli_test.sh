@@ -162,6 +162,12 @@ expect "thm3 T0 0" 2 "--T0: expected comma-separated integers >= 1" -- "$cli" th
 expect "thm3 E 0" 2 "--E: expected" -- "$cli" thm3 --E 0 --out "$work/x"
 expect "thm3 eps" 2 "--eps: expected comma-separated numbers strictly between 0 and 0.333" -- "$cli" thm3 --eps 0.5 --out "$work/x"
 
+# The paper's experiments: bad arguments exit 2 before any training.
+expect "experiments D 1" 2 "--D: expected comma-separated integers >= 2" -- "$cli" experiments --D 1 --out "$work/x"
+expect "experiments id-T 65" 2 "--id-T: expected one integer in" -- "$cli" experiments --id-T 65 --out "$work/x"
+expect "experiments triangle-T 2" 2 "--triangle-T" -- "$cli" experiments --triangle-T 2 --out "$work/x"
+expect "experiments lr" 2 "--lr" -- "$cli" experiments --lr 0 --out "$work/x"
+
 # plan: a plan for Theorem 1's target, and malformed targets/architectures exit 2 naming the problem.
 expect "plan thm1" 0 "bounded-cost plan" -- "$cli" plan --target 'min_{s,t} dot(x[s], x[t])' --layers 2 --heads 1,1 --E 6 --T 64 --d 2
 expect "plan json" 0 '"bounded": true' -- "$cli" plan --target 'min_{s,t} dot(x[s], x[t])' --layers 2 --heads 1,1 --json

@@ -7,6 +7,7 @@ SuiteInfo lemmas_suite();
 SuiteInfo depth_separation_suite();
 SuiteInfo kth_retrieval_suite();
 SuiteInfo framework_suite();
+SuiteInfo experiments_suite();
 SuiteInfo aggregation_decoding_suite();
 
 const std::vector<SuiteInfo>& all_suites() {
@@ -16,6 +17,7 @@ const std::vector<SuiteInfo>& all_suites() {
       kth_retrieval_suite(),
       aggregation_decoding_suite(),
       framework_suite(),
+      experiments_suite(),
   };
   return suites;
 }

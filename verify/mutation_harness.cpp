@@ -21,6 +21,10 @@ const std::map<std::string, std::map<std::string, std::string>>& shrunk_options(
       {"thm2-kth-retrieval",
        {{"--k", "1,2"}, {"--T", "3,4"}, {"--argmax-T", "2,64"}, {"--eps", "0.1,0.001"}, {"--n", "1"}, {"--p", "2,4"}}},
       {"thm3-aggregation-decoding", {{"--T0", "1,3"}, {"--E", "1,2"}, {"--eps", "0.001,1e-05,1e-07"}}},
+      // One seed at the quick budget: it cannot pass the intrinsic-dimension check (that needs three), but it can
+      // fail, which is what a mutant must show. Smaller budgets are no use: at 3000 steps (2,1) beats (2,2) and the
+      // check fails without a mutant (docs/experiments.md §3).
+      {"paper-experiments", {{"--D", "2"}, {"--seeds", "1"}, {"--triangle-T", "4,8"}}},
   };
   return o;
 }

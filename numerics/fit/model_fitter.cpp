@@ -19,9 +19,15 @@ namespace infoflow {
 
 namespace {
 
+void clamp_weights(Model& m, double bound) {
+  for (auto& w : m.params) w = std::clamp(w, -bound, bound);
+}
+
+}  // namespace
+
 // Glorot-style scale per tensor, so wide FFNs do not start saturated; hidden biases start slightly
 // positive so that few ReLUs are dead from the first step (dead units made restarts collapse to a constant).
-void initialise(Model& m, const ParamLayout& layout, SplitMix64& rng, double scale, double temperature) {
+void initialise_weights(Model& m, const ParamLayout& layout, SplitMix64& rng, double scale, double temperature) {
   for (const auto& t : layout.tensors()) {
     const bool hidden_bias = t.is_vector && t.name.size() >= 3 && t.name.compare(t.name.size() - 3, 3, ".b1") == 0;
     const double s = t.is_vector ? 0.1 * scale : scale * std::sqrt(3.0 / std::max(1, t.cols));
@@ -30,12 +36,6 @@ void initialise(Model& m, const ParamLayout& layout, SplitMix64& rng, double sca
   }
   for (auto& b : m.temperatures) b = temperature;
 }
-
-void clamp_weights(Model& m, double bound) {
-  for (auto& w : m.params) w = std::clamp(w, -bound, bound);
-}
-
-}  // namespace
 
 Model embed_in_wider(const Model& small, const Architecture& big, std::uint64_t seed, double scale) {
   const ParamLayout from(small.arch), to(big);
@@ -111,7 +111,7 @@ ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, 
     SplitMix64 rng(derive_seed(o.seed, "restart-" + std::to_string(r)));
     Model m = make_model<double>(arch);
     if (r == 0 && o.warm_start) m = embed_in_wider(*o.warm_start, arch, derive_seed(o.seed, "embed"), o.init_scale);
-    else initialise(m, layout, rng, o.init_scale, o.temperature);
+    else initialise_weights(m, layout, rng, o.init_scale, o.temperature);
     if (o.weight_bound > 0) clamp_weights(m, o.weight_bound);  // a feasible start (warm starts included)
     if (o.adam_steps > 0) {
       TrainOptions t;

@@ -3,6 +3,7 @@
 // Several restarts run in parallel under OpenMP, each with one Ceres thread; the restart with the
 // lowest validation RMSE is kept (ties: the lower restart index, so the result is deterministic).
 #include "numerics/model/model.hpp"
+#include "numerics/util/rng.hpp"
 
 #include <cstdint>
 #include <string>
@@ -68,6 +69,11 @@ struct ModelFitResult {
 /// `small` embedded in `big` (same shapes but wider FFNs): shared entries copied, new hidden units with random
 /// input weights (uniform ±scale/√fan_in, small positive biases) and zero output weights. Same function.
 Model embed_in_wider(const Model& small, const Architecture& big, std::uint64_t seed, double scale);
+
+/// Every weight of `m` drawn afresh, Glorot-style per tensor (uniform ±scale·√(3/fan_in); biases ±0.1·scale, hidden
+/// biases in [0, 0.2·scale) so few ReLUs start dead), every temperature set to `temperature`: the fitter's restarts
+/// and the trainer's experiments start here.
+void initialise_weights(Model& m, const ParamLayout& layout, SplitMix64& rng, double scale, double temperature);
 
 ErrorStats model_errors(const Model& m, const Dataset& data);
 

@@ -92,6 +92,12 @@ const std::vector<MutantInfo>& all_mutants() {
       {Mutant::EpsLowerReturnsLr, "eps-lower-returns-lr",
        "the inverted class bound returns the bound's L·R value (a double like any other) where its eps was meant",
        {"thm1-depth-separation"}},
+      {Mutant::ExperimentColumnsSwapped, "experiment-columns-swapped",
+       "the intrinsic-dimension results attached to the wrong cells: the (D,D) and (D-1,D) columns exchanged",
+       {"paper-experiments"}},
+      {Mutant::TriangleLengthsReversed, "triangle-lengths-reversed",
+       "the triangle-centre results attached to the sequence lengths in reverse order",
+       {"paper-experiments"}},
   };
   return list;
 }

@@ -47,6 +47,8 @@ enum class Mutant {
   ClassFitUnbounded,            // the class fits forget their [−1, 1] parameter bounds
   ClassCapDropsWidth,           // the class's largest L·R computed without the readout width factor p
   EpsLowerReturnsLr,            // the inverted class bound returns the bound's L·R where its ε was meant
+  ExperimentColumnsSwapped,     // the intrinsic-dimension results of (D,D) and (D−1,D) exchanged
+  TriangleLengthsReversed,      // the triangle-centre results attached to the sequence lengths in reverse order
 };
 
 struct MutantInfo {

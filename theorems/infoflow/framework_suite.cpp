@@ -5,6 +5,7 @@
 //   (iii) triangle centre min_{t1,t2,t3} norm(x[t1]+x[t2]+x[t3]): no bounded plan for any L <= 3, heads <= 6.
 //   (iv)  x[1]+x[2]+x[3]: one specific-position step with positional encoding, none without.
 //   (v)   the predecessor's single-layer rule: D max-retrievals need h >= D.
+#include "theorems/infoflow/paper_numbers.hpp"
 #include "theorems/infoflow/planner.hpp"
 #include "theorems/suite.hpp"
 
@@ -16,12 +17,6 @@ namespace infoflow {
 namespace {
 
 using nlohmann::json;
-
-// docs/theory.md §7: the paper's validation NMSE for the intrinsic-dimension experiment, columns (D,D), (D-1,D), (D,D-1).
-// This is the paper's data, shown beside the planner's predictions; nothing here is computed from it but
-// the comparison of which column is smallest.
-const double kPaperNmse[5][3] = {{5.89e-5, 5.89e-2, 3.67e-2}, {6.37e-5, 2.64e-2, 2.07e-2}, {6.92e-5, 1.39e-2, 1.30e-2},
-                                 {4.69e-4, 4.46e-3, 7.19e-3}, {1.99e-3, 6.26e-3, 7.67e-3}};
 
 constexpr auto arch = &PlanArchitecture::make;
 
@@ -70,7 +65,8 @@ void check_intrinsic_dimension(SuiteResult& r) {
     ok &= verdict(D + 1, D + 1) == "bounded";
     std::vector<std::string> row{std::to_string(D), dd, lo1, lo2};
     if (D >= 2) {
-      const double* p = kPaperNmse[D - 2];
+      const double p[3] = {*paper_intrinsic_dimension_nmse(D, 0), *paper_intrinsic_dimension_nmse(D, 1),
+                           *paper_intrinsic_dimension_nmse(D, 2)};
       const bool smallest = p[0] < p[1] && p[0] < p[2];
       // The planner's answer for this row (only (D, D) has a bounded plan) must order the cells as the
       // paper's measurements do ((D, D) has the smallest NMSE).
@@ -116,11 +112,10 @@ void check_triangle_centre(SuiteResult& r) {
                       {{"searched_states", searched}, {"examples", rows}}, {{"bounded_plans", 0}}});
   Table table{"Triangle centre: the paper's NMSE grows with T (docs/theory.md §7); the planner's best exponent grows with T",
               {"T", "paper (2,2,24)", "paper (4,4,24)", "paper (4,4,48)", "planner exponent, (4,4,48)"}, {}};
-  const double paper[4][3] = {{0.086, 0.072, 0.080}, {0.843, 0.853, 0.856}, {0.957, 0.958, 0.959}, {0.985, 0.985, 0.985}};
-  const int Tv[4] = {8, 16, 32, 64};
-  for (int i = 0; i < 4; ++i) {
-    const Plan p = plan_target(t, arch(2, {4, 4}, 48, 2, Tv[i], false));
-    table.rows.push_back({std::to_string(Tv[i]), sci(paper[i][0]), sci(paper[i][1]), sci(paper[i][2]), sci(p.cost.at(Tv[i]))});
+  for (int T : {8, 16, 32, 64}) {
+    const Plan p = plan_target(t, arch(2, {4, 4}, 48, 2, T, false));
+    table.rows.push_back({std::to_string(T), sci(*paper_triangle_nmse(T, 2, 2, 24)), sci(*paper_triangle_nmse(T, 4, 4, 24)),
+                          sci(*paper_triangle_nmse(T, 4, 4, 48)), sci(p.cost.at(T))});
   }
   r.tables.push_back(table);
 }

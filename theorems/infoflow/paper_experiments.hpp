@@ -1,0 +1,124 @@
+#pragma once
+// The paper's two experiments (docs/experiments.md), trained with the project's own trainer (numerics/train):
+//   intrinsic dimension: F = Σ_{i≤D} max_{s,t} x(s)ᵀA_i x(t), x ~ N(0, I_4), two layers with heads (h1, h2);
+//   triangle centre:     F = min_{t1<t2<t3} ‖x(t1)+x(t2)+x(t3)‖, x ~ N(0, 2 I_2) with ‖x‖ clamped to [0.2, 4].
+// One training run is one "cell": a target, a sequence length T, an architecture and a replicate seed. Its record
+// holds the validation NMSE with a 95% interval, the per-sample squared errors (for paired comparisons between
+// architectures trained on the same data), and the training curve.
+#include "numerics/model/architecture.hpp"
+#include "numerics/fit/model_fitter.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace infoflow {
+
+/// The intrinsic-dimension target with its D fixed matrices A_i (4×4, row-major), drawn once per D from `seed`
+/// with i.i.d. N(0, 1/4) entries: the paper does not state its A_i (docs/experiments.md §1).
+struct IntrinsicDimensionTarget {
+  std::vector<std::array<double, 16>> A;
+  static IntrinsicDimensionTarget draw(int D, std::uint64_t seed);
+  double operator()(const std::vector<std::vector<double>>& X) const;
+};
+
+/// min over t1 < t2 < t3 of ‖x(t1)+x(t2)+x(t3)‖ (distinct tokens: the centre of a triangle); needs T >= 3.
+double triangle_centre_target(const std::vector<std::vector<double>>& X);
+
+/// The training recipe shared by every cell (the paper's: AdamW, cosine schedule, weight decay).
+struct ExperimentTraining {
+  int train_samples = 2000;
+  int valid_samples = 1000;
+  int steps = 1500;
+  int batch = 64;
+  double learning_rate = 3e-3;
+  double weight_decay = 1e-2;
+  int curve_points = 15;  // validation evaluations along the run (the training curve)
+  nlohmann::json to_json() const;
+};
+
+enum class ExperimentKind { IntrinsicDimension, TriangleCentre };
+
+struct ExperimentCell {
+  ExperimentKind kind = ExperimentKind::IntrinsicDimension;
+  int D = 0;   // intrinsic dimension (0 for the triangle centre)
+  int T = 0;
+  int h1 = 1, h2 = 1, E = 8;
+  int replicate = 0;  // seed index: cells of one (kind, D, T, replicate) share their data
+  std::string key() const;
+  /// "(2,2)" for the intrinsic dimension, "(2,2,24)" for the triangle centre.
+  std::string arch_label() const;
+};
+
+/// The two-layer model trained for a cell (docs/experiments.md §2): affine encoder, layer 1 with h1 heads and a
+/// token FFN, layer 2 with h2 heads, affine readout; no positions (both targets are permutation invariant).
+Architecture experiment_architecture(const ExperimentCell& c);
+
+struct CellResult {
+  double nmse = 0, nmse_lo = 0, nmse_hi = 0;  // validation MSE / validation variance, with its 95% interval
+  double valid_variance = 0;
+  std::size_t parameters = 0;                  // M_total
+  std::vector<double> sq_err;                  // per validation sample, in the standardised target's units
+  std::vector<std::pair<int, double>> curve;   // (step, validation NMSE)
+};
+void to_json(nlohmann::json& j, const CellResult& r);
+void from_json(const nlohmann::json& j, CellResult& r);
+
+/// Draws the cell's data (shared by every architecture of the same kind, D, T and replicate), trains the cell's
+/// model from a seeded initialisation and evaluates it on held-out data. Single-threaded (cells run in parallel).
+CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining& training, std::uint64_t suite_seed);
+
+/// A 95% interval for the mean of paired differences b_n − a_n (normal approximation); ContractError if the sizes
+/// differ or are < 2.
+std::pair<double, double> paired_difference_interval(const std::vector<double>& a, const std::vector<double>& b);
+
+// ---- The suite's configuration and checks (experiments_suite.cpp) ----
+
+/// The state dimension of the intrinsic-dimension models (the paper does not state it; the framework suite's E).
+inline constexpr int kIntrinsicDimensionE = 24;
+
+struct ExperimentsConfig {
+  std::vector<int> D;
+  int id_T = 16;
+  int seeds = 3;  // replicate seeds per intrinsic-dimension cell
+  std::vector<int> triangle_T;
+  std::vector<std::array<int, 3>> triangle_archs;  // (h1, h2, E)
+  int triangle_seeds = 1;
+  ExperimentTraining id_training, triangle_training;
+};
+
+struct SuiteContext;
+struct SuiteOption;
+struct Check;
+/// Throws InputError naming the option (--D, --id-T, --triangle-T, --seeds, --steps, --train-samples).
+ExperimentsConfig experiments_config(const SuiteContext& ctx);
+std::vector<SuiteOption> experiments_options();
+/// Every cell the configuration trains: per D and seed the three architectures (D,D), (D−1,D), (D,D−1) in that
+/// order, then per triangle architecture, T and seed.
+std::vector<ExperimentCell> experiment_cells(const ExperimentsConfig& c);
+
+/// One replicate seed of one D: the three architectures' results, (D,D) first, then (D−1,D), (D,D−1).
+struct IdReplicate {
+  int replicate = 0;
+  std::array<CellResult, 3> cell;
+};
+/// Pass when (D,D) is better than both others on every seed (paired 95% intervals, >= 3 seeds); fail when one other
+/// is better on every seed; inconclusive otherwise.
+Check intrinsic_dimension_check(int D, const std::vector<IdReplicate>& reps);
+
+/// One triangle architecture: its cells' results by T (ascending), each a list over replicate seeds.
+struct TriangleSeries {
+  std::array<int, 3> arch{};
+  std::vector<int> T;
+  std::vector<std::vector<CellResult>> by_T;
+};
+/// Pass when the NMSE at the largest T is above the smallest T's and no step between consecutive T falls (95%
+/// intervals over the pooled seeds); fail when the largest T's is below the smallest's, or a step falls;
+/// inconclusive otherwise.
+Check triangle_centre_check(const TriangleSeries& s);
+
+}  // namespace infoflow
