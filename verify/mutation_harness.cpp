@@ -63,6 +63,17 @@ SuiteVerdicts run_one(const SuiteInfo& suite, const MutationOptions& o, const st
   return v;
 }
 
+// The unmutated run's sweep checkpoints, copied into a mutant's folder (for defects that act after the sweeps).
+void copy_checkpoints(const std::filesystem::path& from, const std::filesystem::path& to) {
+  namespace fs = std::filesystem;
+  fs::create_directories(to);
+  for (const auto& e : fs::directory_iterator(from)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && name.size() > 17 && name.compare(name.size() - 17, 17, ".checkpoint.jsonl") == 0)
+      fs::copy_file(e.path(), to / name, fs::copy_options::overwrite_existing);
+  }
+}
+
 }  // namespace
 
 int MutationReport::uncaught_mutants() const {
@@ -106,7 +117,9 @@ MutationReport run_mutation_harness(const MutationOptions& o) {
     set_active_mutant(m.id);
     for (const SuiteInfo* s : suites) {
       if (o.quick && std::find(m.suites.begin(), m.suites.end(), s->id) == m.suites.end()) continue;
-      const SuiteVerdicts v = run_one(*s, o, (fs::path(o.out_dir) / m.name / s->id).string());
+      const fs::path dir = fs::path(o.out_dir) / m.name / s->id;
+      if (m.after_sweeps) copy_checkpoints(fs::path(o.out_dir) / "baseline" / s->id, dir);
+      const SuiteVerdicts v = run_one(*s, o, dir.string());
       if (!v.error.empty()) out.stopped.push_back(s->id + ": " + v.error);
       for (const auto& [id, verdict] : v.checks) {
         const std::string key = s->id + "/" + id;

@@ -94,10 +94,10 @@ const std::vector<MutantInfo>& all_mutants() {
        {"thm1-depth-separation"}},
       {Mutant::ExperimentColumnsSwapped, "experiment-columns-swapped",
        "the intrinsic-dimension results attached to the wrong cells: the (D,D) and (D-1,D) columns exchanged",
-       {"paper-experiments"}},
+       {"paper-experiments"}, true},
       {Mutant::TriangleLengthsReversed, "triangle-lengths-reversed",
        "the triangle-centre results attached to the sequence lengths in reverse order",
-       {"paper-experiments"}},
+       {"paper-experiments"}, true},
   };
   return list;
 }

@@ -56,6 +56,9 @@ struct MutantInfo {
   std::string name;      // kebab-case, as in the report
   std::string defect;    // what the bug is
   std::vector<std::string> suites;  // the suites whose checks are expected to notice it
+  /// The defect acts only after every sweep point is computed (in how finished records are read), so the harness
+  /// reuses the unmutated run's checkpoints instead of recomputing identical points.
+  bool after_sweeps = false;
 };
 
 /// Every mutant but None, in a fixed order.
