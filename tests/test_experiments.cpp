@@ -151,7 +151,8 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
   SuiteContext ctx;
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"--D", "1"}, {"--D", "9"}, {"--id-T", "65"}, {"--id-T", "2,3"}, {"--triangle-T", "2"},
-           {"--triangle-T", "100"}, {"--seeds", "0"}, {"--steps", "0"}, {"--lr", "2"}, {"--batch", "0"}}) {
+           {"--triangle-T", "100"}, {"--seeds", "0"}, {"--steps", "0"}, {"--lr", "2"}, {"--batch", "0"},
+           {"--train-samples", "1000000"}}) {
     ctx.options = {{name, value}};
     INFO(name << " " << value);
     CHECK_THROWS_AS(experiments_config(ctx), InputError);

@@ -98,6 +98,13 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   t.batch = single_int_option(ctx, "--batch", 1, 100000, t.batch);
   t.learning_rate = double_list_option(ctx, "--lr", 0.0, 1.0, {t.learning_rate}).at(0);
   c.id_training = c.triangle_training = t;
+  // Memory is sized by these options: every sequence is held in memory, so the tokens of a cell are capped.
+  const long long tokens_cap = 1LL << 23;
+  for (int T : c.triangle_T)
+    if (static_cast<long long>(t.train_samples + t.valid_samples) * std::max(T, c.id_T) > tokens_cap)
+      throw InputError("--train-samples", "expected (train + validation samples) x T <= " + std::to_string(tokens_cap) +
+                                              " tokens per cell, got (" + std::to_string(t.train_samples) + " + " +
+                                              std::to_string(t.valid_samples) + ") x " + std::to_string(std::max(T, c.id_T)));
   // The triangle's rise with T is wide (0.05 to 0.95 at quick sizes), so quick trains it for fewer steps.
   if (quick && !ctx.options.count("--steps")) c.triangle_training.steps = 3000;
   return c;
