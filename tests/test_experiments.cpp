@@ -102,6 +102,9 @@ TEST_CASE("experiments: the intrinsic-dimension check passes, fails and abstains
   auto tied = replicates(3, 0.02, 0.02, 0.02);
   for (auto& rep : tied) rep.cell[1] = synthetic(0.02, 400, 0.5);
   CHECK(intrinsic_dimension_check(3, tied).verdict != Verdict::Pass);
+  // Untrained models (no better than the constant predictor): no verdict, whatever their order.
+  CHECK(intrinsic_dimension_check(3, replicates(3, 1.2, 1.0, 1.4)).verdict == Verdict::Inconclusive);
+  CHECK(intrinsic_dimension_check(3, replicates(3, 0.01, 1.1, 0.04)).verdict == Verdict::Inconclusive);
 }
 
 TEST_CASE("experiments: the triangle check reads a rise, a fall and a flat line", "[experiments]") {
@@ -119,6 +122,8 @@ TEST_CASE("experiments: the triangle check reads a rise, a fall and a flat line"
   CHECK(triangle_centre_check(series({0.1, 0.95, 0.6})).verdict == Verdict::Fail);  // a step falls
   CHECK(triangle_centre_check(series({0.5, 0.5, 0.5})).verdict == Verdict::Inconclusive);
   CHECK(triangle_centre_check(series({0.5})).verdict == Verdict::Inconclusive);
+  // Untrained at the smallest T: no verdict, even on a clear fall.
+  CHECK(triangle_centre_check(series({1.25, 1.1, 1.0})).verdict == Verdict::Inconclusive);
 }
 
 TEST_CASE("experiments: a cell is deterministic and the architectures of a comparison share their data", "[experiments]") {

@@ -127,6 +127,11 @@ Check intrinsic_dimension_check(int D, const std::vector<IdReplicate>& reps) {
   // than either NMSE. Pass: both others worse on every seed; fail: one other better on every seed.
   bool all_worse = reps.size() >= 3;
   bool some_always_better = false;
+  // A model that does not beat the constant predictor (NMSE interval reaching 1) has learnt nothing; orderings among
+  // such models say nothing about the architectures, so no verdict is drawn from them.
+  bool all_learnt = true;
+  for (const auto& rep : reps)
+    for (const auto& cell : rep.cell) all_learnt &= cell.nmse_hi < 1.0;
   json rows = json::array();
   for (int other = 1; other <= 2; ++other) {
     bool always_better = !reps.empty();
@@ -144,12 +149,13 @@ Check intrinsic_dimension_check(int D, const std::vector<IdReplicate>& reps) {
   Check k;
   k.id = "experiments.intrinsic-dimension.D" + std::to_string(D);
   k.grade = Grade::Fitted;
-  k.verdict = all_worse ? Verdict::Pass : (some_always_better ? Verdict::Fail : Verdict::Inconclusive);
+  k.verdict = !all_learnt ? Verdict::Inconclusive
+                          : (all_worse ? Verdict::Pass : (some_always_better ? Verdict::Fail : Verdict::Inconclusive));
   k.statement = "F = sum_{i<=" + std::to_string(D) + "} max_{s,t} x(s)^T A_i x(t): the two-layer model with (h1,h2) = (D,D) "
                 "has a lower held-out NMSE than (D-1,D) and (D,D-1) on every replicate seed (95% interval of the paired "
                 "difference NMSE(other) - NMSE(D,D) above 0; pass needs >= 3 seeds). Fail when one of them is lower on "
-                "every seed.";
-  k.measured = rows;
+                "every seed. No verdict when a model does not beat the constant predictor (NMSE interval reaching 1).";
+  k.measured = {{"by_seed", rows}, {"every_model_beats_constant", all_learnt}};
   k.bound = {{"ordering", "(D,D) lowest on every seed"}, {"seeds_needed", 3}};
   return k;
 }
@@ -187,16 +193,22 @@ Check triangle_centre_check(const TriangleSeries& s) {
   bool step_falls = false;
   for (std::size_t i = 0; i + 1 < s.T.size(); ++i) step_falls |= difference(i, i + 1).second < 0;
   const auto [lo, hi] = s.T.size() >= 2 ? difference(0, s.T.size() - 1) : std::pair{0.0, 0.0};
+  // The trend is read only from models that learnt something where the task is easiest: at the smallest T the NMSE
+  // must be below the constant predictor's 1 (95% interval).
+  const auto [first, first_se] = pooled_nmse(s.by_T.front());
+  const bool learnt = first + z * first_se < 1.0;
   Check k;
   const std::string label = "(" + std::to_string(s.arch[0]) + "," + std::to_string(s.arch[1]) + "," + std::to_string(s.arch[2]) + ")";
   k.id = "experiments.triangle-centre." + label;
   k.grade = Grade::Fitted;
-  k.verdict = step_falls || hi < 0 ? Verdict::Fail : (s.T.size() >= 2 && lo > 0 ? Verdict::Pass : Verdict::Inconclusive);
+  k.verdict = !learnt || s.T.size() < 2 ? Verdict::Inconclusive
+                                         : (step_falls || hi < 0 ? Verdict::Fail : (lo > 0 ? Verdict::Pass : Verdict::Inconclusive));
   k.statement = "F = min_{t1<t2<t3} |x(t1)+x(t2)+x(t3)|, (h1,h2,E) = " + label +
                 ": the held-out NMSE rises with T towards 1 (the constant predictor's): the largest T's is above the "
                 "smallest T's and no step between consecutive T falls (95% intervals, seeds pooled). Fail when the "
-                "largest T's is below the smallest's or a step falls.";
-  k.measured = {{"by_T", rows}, {"rise_interval", {lo, hi}}};
+                "largest T's is below the smallest's or a step falls. No verdict unless the smallest T's NMSE is below 1 (the "
+                "model learnt something).";
+  k.measured = {{"by_T", rows}, {"rise_interval", {lo, hi}}, {"smallest_T_beats_constant", learnt}};
   k.bound = {{"trend", "rises with T"}};
   return k;
 }

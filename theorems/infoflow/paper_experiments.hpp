@@ -107,7 +107,7 @@ struct IdReplicate {
   std::array<CellResult, 3> cell;
 };
 /// Pass when (D,D) is better than both others on every seed (paired 95% intervals, >= 3 seeds); fail when one other
-/// is better on every seed; inconclusive otherwise.
+/// is better on every seed; inconclusive otherwise, and whenever a model does not beat the constant predictor.
 Check intrinsic_dimension_check(int D, const std::vector<IdReplicate>& reps);
 
 /// One triangle architecture: its cells' results by T (ascending), each a list over replicate seeds.
@@ -118,7 +118,7 @@ struct TriangleSeries {
 };
 /// Pass when the NMSE at the largest T is above the smallest T's and no step between consecutive T falls (95%
 /// intervals over the pooled seeds); fail when the largest T's is below the smallest's, or a step falls;
-/// inconclusive otherwise.
+/// inconclusive otherwise, and whenever the smallest T's NMSE is not below 1 (the models learnt nothing).
 Check triangle_centre_check(const TriangleSeries& s);
 
 }  // namespace infoflow
