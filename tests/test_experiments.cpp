@@ -92,8 +92,9 @@ TEST_CASE("experiments: the intrinsic-dimension check passes, fails and abstains
   // The column-swap defect: (D-1,D) better than (D,D) on every seed.
   CHECK(intrinsic_dimension_check(3, replicates(3, 0.05, 0.01, 0.04)).verdict == Verdict::Fail);
   CHECK(intrinsic_dimension_check(3, replicates(3, 0.05, 0.06, 0.01)).verdict == Verdict::Fail);
-  // Two seeds are too few to pass, however clear the ordering.
+  // Two seeds are too few to pass or to fail, however clear the ordering.
   CHECK(intrinsic_dimension_check(3, replicates(2, 0.01, 0.05, 0.04)).verdict == Verdict::Inconclusive);
+  CHECK(intrinsic_dimension_check(3, replicates(2, 0.05, 0.01, 0.04)).verdict == Verdict::Inconclusive);
   // Mixed seeds: inconclusive.
   auto mixed = replicates(3, 0.01, 0.05, 0.04);
   mixed[1] = {1, {synthetic(0.05), synthetic(0.01), synthetic(0.04)}};
@@ -102,9 +103,15 @@ TEST_CASE("experiments: the intrinsic-dimension check passes, fails and abstains
   auto tied = replicates(3, 0.02, 0.02, 0.02);
   for (auto& rep : tied) rep.cell[1] = synthetic(0.02, 400, 0.5);
   CHECK(intrinsic_dimension_check(3, tied).verdict != Verdict::Pass);
-  // Untrained models (no better than the constant predictor): no verdict, whatever their order.
+  // A winner that learnt nothing (no better than the constant predictor) decides nothing; a loser stuck at 1 is fine.
   CHECK(intrinsic_dimension_check(3, replicates(3, 1.2, 1.0, 1.4)).verdict == Verdict::Inconclusive);
-  CHECK(intrinsic_dimension_check(3, replicates(3, 0.01, 1.1, 0.04)).verdict == Verdict::Inconclusive);
+  CHECK(intrinsic_dimension_check(3, replicates(3, 1.02, 1.1, 1.2)).verdict == Verdict::Inconclusive);
+  CHECK(intrinsic_dimension_check(3, replicates(3, 0.01, 1.1, 0.04)).verdict == Verdict::Pass);
+  // A diverged training decides nothing.
+  auto diverged = replicates(3, 0.01, 0.05, 0.04);
+  diverged[2].cell[1] = CellResult{};
+  diverged[2].cell[1].diverged = true;
+  CHECK(intrinsic_dimension_check(3, diverged).verdict == Verdict::Inconclusive);
 }
 
 TEST_CASE("experiments: the triangle check reads a rise, a fall and a flat line", "[experiments]") {
@@ -124,6 +131,16 @@ TEST_CASE("experiments: the triangle check reads a rise, a fall and a flat line"
   CHECK(triangle_centre_check(series({0.5})).verdict == Verdict::Inconclusive);
   // Untrained at the smallest T: no verdict, even on a clear fall.
   CHECK(triangle_centre_check(series({1.25, 1.1, 1.0})).verdict == Verdict::Inconclusive);
+  // Once at 1 the trend has arrived: a fall from there is the noise of a saturated model.
+  CHECK(triangle_centre_check(series({0.5, 1.2, 1.05})).verdict == Verdict::Pass);
+  // Seeds that disagree widen the interval: a rise within the seeds' spread is not significant.
+  TriangleSeries spread;
+  spread.arch = {2, 2, 24};
+  spread.T = {4, 8};
+  spread.by_T = {{synthetic(0.2), synthetic(0.8)}, {synthetic(0.5), synthetic(0.9)}};
+  CHECK(triangle_centre_check(spread).verdict == Verdict::Inconclusive);
+  spread.by_T = {{synthetic(0.2), synthetic(0.21)}, {synthetic(0.5), synthetic(0.52)}};
+  CHECK(triangle_centre_check(spread).verdict == Verdict::Pass);
 }
 
 TEST_CASE("experiments: a cell is deterministic and the architectures of a comparison share their data", "[experiments]") {
@@ -133,7 +150,7 @@ TEST_CASE("experiments: a cell is deterministic and the architectures of a compa
   tr.steps = 20;
   tr.batch = 16;
   tr.curve_points = 4;
-  const ExperimentCell dd{ExperimentKind::IntrinsicDimension, 2, 4, 2, 2, kIntrinsicDimensionE, 0};
+  const ExperimentCell dd{ExperimentKind::IntrinsicDimension, 2, 4, 2, 2, intrinsic_dimension_E(2), 0};
   ExperimentCell fewer = dd;
   fewer.h1 = 1;
   const CellResult a = run_experiment_cell(dd, tr, test::seed());

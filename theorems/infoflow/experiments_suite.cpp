@@ -16,6 +16,7 @@
 #include <cmath>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace infoflow {
@@ -72,8 +73,8 @@ std::vector<SuiteOption> experiments_options() {
 }
 
 ExperimentsConfig experiments_config(const SuiteContext& ctx) {
-  // Budgets (docs/experiments.md §3): quick shows the intrinsic-dimension ordering at D = 2, T = 8 (the smallest T
-  // at which a token state cannot hold the whole sequence: T·d = 32 > E = 24) in about 20 s on 2 cores; full runs
+  // Budgets (docs/experiments.md §3): quick shows the intrinsic-dimension ordering at D = 2, T = 8 (the smallest power
+  // of two at which a token state cannot hold the whole sequence: T·d = 32 > E = 24) in about 20 s on 2 cores; full runs
   // every D at T = 16; nightly is the paper's T = 64 and its triangle grid.
   ExperimentsConfig c;
   const Profile p = ctx.profile;
@@ -96,15 +97,18 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   t.steps = single_int_option(ctx, "--steps", 1, 1000000, t.steps);
   t.train_samples = single_int_option(ctx, "--train-samples", 8, 1000000, t.train_samples);
   t.batch = single_int_option(ctx, "--batch", 1, 100000, t.batch);
-  t.learning_rate = double_list_option(ctx, "--lr", 0.0, 1.0, {t.learning_rate}).at(0);
+  const std::vector<double> lr = double_list_option(ctx, "--lr", 0.0, 1.0, {t.learning_rate});
+  if (lr.size() != 1) throw InputError("--lr", "expected one number strictly between 0 and 1");
+  t.learning_rate = lr[0];
   c.id_training = c.triangle_training = t;
   // Memory is sized by these options: every sequence is held in memory, so the tokens of a cell are capped.
-  const long long tokens_cap = 1LL << 23;
+  const long long tokens_cap = 1LL << 22;
   for (int T : c.triangle_T)
     if (static_cast<long long>(t.train_samples + t.valid_samples) * std::max(T, c.id_T) > tokens_cap)
       throw InputError("--train-samples", "expected (train + validation samples) x T <= " + std::to_string(tokens_cap) +
                                               " tokens per cell, got (" + std::to_string(t.train_samples) + " + " +
-                                              std::to_string(t.valid_samples) + ") x " + std::to_string(std::max(T, c.id_T)));
+                                              std::to_string(t.valid_samples) + ") x " + std::to_string(std::max(T, c.id_T)) +
+                                              " (fewer samples, or a smaller --id-T or --triangle-T)");
   // The triangle's rise with T is wide (0.05 to 0.95 at quick sizes), so quick trains it for fewer steps.
   if (quick && !ctx.options.count("--steps")) c.triangle_training.steps = 3000;
   return c;
@@ -115,7 +119,7 @@ std::vector<ExperimentCell> experiment_cells(const ExperimentsConfig& c) {
   for (int D : c.D)
     for (int r = 0; r < c.seeds; ++r)
       for (const auto& [h1, h2] : {std::pair{D, D}, std::pair{D - 1, D}, std::pair{D, D - 1}})
-        cells.push_back({ExperimentKind::IntrinsicDimension, D, c.id_T, h1, h2, kIntrinsicDimensionE, r});
+        cells.push_back({ExperimentKind::IntrinsicDimension, D, c.id_T, h1, h2, intrinsic_dimension_E(D), r});
   for (const auto& a : c.triangle_archs)
     for (int T : c.triangle_T)
       for (int r = 0; r < c.triangle_seeds; ++r) cells.push_back({ExperimentKind::TriangleCentre, 0, T, a[0], a[1], a[2], r});
@@ -124,18 +128,27 @@ std::vector<ExperimentCell> experiment_cells(const ExperimentsConfig& c) {
 
 Check intrinsic_dimension_check(int D, const std::vector<IdReplicate>& reps) {
   // Paired per seed: the same validation samples, so the difference of squared errors has a far tighter interval
-  // than either NMSE. Pass: both others worse on every seed; fail: one other better on every seed.
-  bool all_worse = reps.size() >= 3;
+  // than either NMSE. Both verdicts need >= 3 seeds. Pass: both others worse on every seed, and (D,D) beat the constant
+  // predictor on every seed. Fail: one other better on every seed, and that other beat the constant predictor on
+  // every seed. A model whose NMSE interval reaches 1 (the constant predictor's) has learnt nothing, and an ordering
+  // won against it says nothing about architectures; a cell whose training diverged decides nothing either.
+  const bool enough_seeds = reps.size() >= 3;
+  auto learnt = [&](int column) {
+    for (const auto& rep : reps)
+      if (rep.cell[column].diverged || !(rep.cell[column].nmse_hi < 1.0)) return false;
+    return true;
+  };
+  bool all_worse = enough_seeds && learnt(0);
   bool some_always_better = false;
-  // A model that does not beat the constant predictor (NMSE interval reaching 1) has learnt nothing; orderings among
-  // such models say nothing about the architectures, so no verdict is drawn from them.
-  bool all_learnt = true;
-  for (const auto& rep : reps)
-    for (const auto& cell : rep.cell) all_learnt &= cell.nmse_hi < 1.0;
   json rows = json::array();
   for (int other = 1; other <= 2; ++other) {
-    bool always_better = !reps.empty();
+    bool always_better = enough_seeds && learnt(other);
     for (const auto& rep : reps) {
+      if (rep.cell[0].diverged || rep.cell[other].diverged) {
+        all_worse = always_better = false;
+        rows.push_back({{"replicate", rep.replicate}, {"other", other == 1 ? "(D-1,D)" : "(D,D-1)"}, {"diverged", true}});
+        continue;
+      }
       const auto [lo, hi] = paired_difference_interval(rep.cell[0].sq_err, rep.cell[other].sq_err);
       const double var = rep.cell[0].valid_variance;
       all_worse &= lo > 0;
@@ -149,20 +162,20 @@ Check intrinsic_dimension_check(int D, const std::vector<IdReplicate>& reps) {
   Check k;
   k.id = "experiments.intrinsic-dimension.D" + std::to_string(D);
   k.grade = Grade::Fitted;
-  k.verdict = !all_learnt ? Verdict::Inconclusive
-                          : (all_worse ? Verdict::Pass : (some_always_better ? Verdict::Fail : Verdict::Inconclusive));
-  k.statement = "F = sum_{i<=" + std::to_string(D) + "} max_{s,t} x(s)^T A_i x(t): the two-layer model with (h1,h2) = (D,D) "
-                "has a lower held-out NMSE than (D-1,D) and (D,D-1) on every replicate seed (95% interval of the paired "
-                "difference NMSE(other) - NMSE(D,D) above 0; pass needs >= 3 seeds). Fail when one of them is lower on "
-                "every seed. No verdict when a model does not beat the constant predictor (NMSE interval reaching 1).";
-  k.measured = {{"by_seed", rows}, {"every_model_beats_constant", all_learnt}};
+  k.verdict = all_worse ? Verdict::Pass : (some_always_better ? Verdict::Fail : Verdict::Inconclusive);
+  k.statement = "F = sum_{i<=" + std::to_string(D) + "} max_{s,t} x(s)^T A_i x(t): at this training budget, the two-layer "
+                "model with (h1,h2) = (D,D) has a lower held-out NMSE than (D-1,D) and (D,D-1) on every replicate seed "
+                "(95% interval of the paired difference NMSE(other) - NMSE(D,D) above 0). Fail when one of them is "
+                "lower on every seed. Both need >= 3 seeds and the winning model below the constant predictor's NMSE 1.";
+  k.measured = {{"by_seed", rows}, {"seeds", reps.size()}, {"DD_beats_constant", learnt(0)}};
   k.bound = {{"ordering", "(D,D) lowest on every seed"}, {"seeds_needed", 3}};
   return k;
 }
 
 namespace {
 
-// The NMSE at one T pooled over seeds: the mean of the seeds' NMSE and the standard error of that mean.
+// The NMSE at one T pooled over seeds: the mean of the seeds' NMSE and its standard error, the larger of the
+// validation-sample error (the seeds' intervals) and, with two or more seeds, the spread between seeds.
 std::pair<double, double> pooled_nmse(const std::vector<CellResult>& seeds) {
   double mean = 0, var = 0;
   for (const auto& r : seeds) {
@@ -171,7 +184,14 @@ std::pair<double, double> pooled_nmse(const std::vector<CellResult>& seeds) {
     var += se * se;
   }
   const double n = static_cast<double>(seeds.size());
-  return {mean / n, std::sqrt(var) / n};
+  mean /= n;
+  double se = std::sqrt(var) / n;
+  if (seeds.size() >= 2) {
+    double ss = 0;
+    for (const auto& r : seeds) ss += (r.nmse - mean) * (r.nmse - mean);
+    se = std::max(se, std::sqrt(ss / (n - 1) / n));
+  }
+  return {mean, se};
 }
 
 }  // namespace
@@ -179,6 +199,9 @@ std::pair<double, double> pooled_nmse(const std::vector<CellResult>& seeds) {
 Check triangle_centre_check(const TriangleSeries& s) {
   if (s.T.size() != s.by_T.size() || s.T.empty()) throw ContractError("triangle_centre_check", "one result list per T");
   constexpr double z = 1.959963984540054;
+  bool diverged = false;
+  for (const auto& seeds : s.by_T)
+    for (const auto& r : seeds) diverged |= r.diverged;
   auto difference = [&](std::size_t i, std::size_t j) {  // 95% interval of NMSE(T_j) − NMSE(T_i)
     const auto [a, sa] = pooled_nmse(s.by_T[i]);
     const auto [b, sb] = pooled_nmse(s.by_T[j]);
@@ -190,8 +213,13 @@ Check triangle_centre_check(const TriangleSeries& s) {
     const auto [m, se] = pooled_nmse(s.by_T[i]);
     rows.push_back({{"T", s.T[i]}, {"nmse", m}, {"interval", {m - z * se, m + z * se}}, {"seeds", s.by_T[i].size()}});
   }
+  // A step falls when its interval lies below 0 and it starts below the constant predictor's 1: once the NMSE has
+  // reached 1 the trend has arrived, and what follows is the noise of a saturated model.
   bool step_falls = false;
-  for (std::size_t i = 0; i + 1 < s.T.size(); ++i) step_falls |= difference(i, i + 1).second < 0;
+  for (std::size_t i = 0; i + 1 < s.T.size(); ++i) {
+    const auto [m, se] = pooled_nmse(s.by_T[i]);
+    step_falls |= m + z * se < 1.0 && difference(i, i + 1).second < 0;
+  }
   const auto [lo, hi] = s.T.size() >= 2 ? difference(0, s.T.size() - 1) : std::pair{0.0, 0.0};
   // The trend is read only from models that learnt something where the task is easiest: at the smallest T the NMSE
   // must be below the constant predictor's 1 (95% interval).
@@ -201,14 +229,15 @@ Check triangle_centre_check(const TriangleSeries& s) {
   const std::string label = "(" + std::to_string(s.arch[0]) + "," + std::to_string(s.arch[1]) + "," + std::to_string(s.arch[2]) + ")";
   k.id = "experiments.triangle-centre." + label;
   k.grade = Grade::Fitted;
-  k.verdict = !learnt || s.T.size() < 2 ? Verdict::Inconclusive
-                                         : (step_falls || hi < 0 ? Verdict::Fail : (lo > 0 ? Verdict::Pass : Verdict::Inconclusive));
+  k.verdict = diverged || !learnt || s.T.size() < 2
+                  ? Verdict::Inconclusive
+                  : (step_falls || hi < 0 ? Verdict::Fail : (lo > 0 ? Verdict::Pass : Verdict::Inconclusive));
   k.statement = "F = min_{t1<t2<t3} |x(t1)+x(t2)+x(t3)|, (h1,h2,E) = " + label +
-                ": the held-out NMSE rises with T towards 1 (the constant predictor's): the largest T's is above the "
-                "smallest T's and no step between consecutive T falls (95% intervals, seeds pooled). Fail when the "
-                "largest T's is below the smallest's or a step falls. No verdict unless the smallest T's NMSE is below 1 (the "
-                "model learnt something).";
-  k.measured = {{"by_T", rows}, {"rise_interval", {lo, hi}}, {"smallest_T_beats_constant", learnt}};
+                ": at this training budget the held-out NMSE rises with T towards 1 (the constant predictor's): the "
+                "largest T's is above the smallest T's and no step between consecutive T falls (95% intervals, seeds "
+                "pooled; a step from an NMSE already at 1 is not read). Fail when the largest T's is below the "
+                "smallest's or a step falls. No verdict unless the smallest T's NMSE is below 1, or if a training diverged.";
+  k.measured = {{"by_T", rows}, {"rise_interval", {lo, hi}}, {"smallest_T_beats_constant", learnt}, {"diverged", diverged}};
   k.bound = {{"trend", "rises with T"}};
   return k;
 }
@@ -222,7 +251,7 @@ struct Results {
 
 ExperimentCell id_cell(const ExperimentsConfig& c, int D, int column, int replicate) {
   const int h1 = column == 1 ? D - 1 : D, h2 = column == 2 ? D - 1 : D;
-  return {ExperimentKind::IntrinsicDimension, D, c.id_T, h1, h2, kIntrinsicDimensionE, replicate};
+  return {ExperimentKind::IntrinsicDimension, D, c.id_T, h1, h2, intrinsic_dimension_E(D), replicate};
 }
 
 // The cells of one D, as the check reads them: (D,D), (D−1,D), (D,D−1) per seed.
@@ -263,16 +292,16 @@ TriangleSeries triangle_series(const ExperimentsConfig& c, const Results& res, c
   return sorted;
 }
 
-double mean_nmse(const std::vector<CellResult>& rs) {
-  double m = 0;
-  for (const auto& r : rs) m += r.nmse;
-  return m / static_cast<double>(rs.size());
-}
-
-std::string interval_text(const std::vector<CellResult>& rs) {
-  double lo = INFINITY, hi = -INFINITY;
-  for (const auto& r : rs) lo = std::min(lo, r.nmse_lo), hi = std::max(hi, r.nmse_hi);
-  return "[" + sci(lo) + ", " + sci(hi) + "]";
+// The table's computed columns for one cell over its seeds: our mean NMSE, the range of the seeds' 95% intervals,
+// the paper's number and the ratio ours / paper.
+std::vector<std::string> nmse_columns(const std::vector<CellResult>& seeds, std::optional<double> paper) {
+  const std::string paper_text = paper ? sci(*paper) : "-";
+  for (const auto& r : seeds)
+    if (r.diverged) return {"diverged", "-", paper_text, "-"};
+  double mean = 0, lo = INFINITY, hi = -INFINITY;
+  for (const auto& r : seeds) mean += r.nmse, lo = std::min(lo, r.nmse_lo), hi = std::max(hi, r.nmse_hi);
+  mean /= static_cast<double>(seeds.size());
+  return {sci(mean), "[" + sci(lo) + ", " + sci(hi) + "]", paper_text, paper ? sci(mean / *paper) : "-"};
 }
 
 Series curve_series(const std::string& id, const std::string& title, const std::string& label,
@@ -289,7 +318,7 @@ Series curve_series(const std::string& id, const std::string& title, const std::
 }
 
 void report_intrinsic_dimension(const ExperimentsConfig& c, const Results& res, SuiteResult& r) {
-  Table t{"Intrinsic dimension (T = " + std::to_string(c.id_T) + ", E = " + std::to_string(kIntrinsicDimensionE) +
+  Table t{"Intrinsic dimension (T = " + std::to_string(c.id_T) + ", E = max(24, 4(D+1))" +
               "): our held-out NMSE (mean over " + std::to_string(c.seeds) +
               " seeds, and the range of the seeds' 95% intervals) beside the paper's (T = 64) and the planner's prediction",
           {"D", "cell", "planner", "NMSE (ours)", "seeds' intervals", "paper", "ours / paper", "parameters"}, {}};
@@ -300,12 +329,13 @@ void report_intrinsic_dimension(const ExperimentsConfig& c, const Results& res, 
       std::vector<CellResult> seeds;
       for (const auto& rep : reps) seeds.push_back(rep.cell[col]);
       const ExperimentCell cell = id_cell(c, D, col, 0);
-      const double ours = mean_nmse(seeds);
-      const auto paper = paper_intrinsic_dimension_nmse(D, col);
-      t.rows.push_back({std::to_string(D), cell.arch_label(), planner_prediction(cell), sci(ours), interval_text(seeds),
-                        paper ? sci(*paper) : "-", paper ? sci(ours / *paper) : "-", std::to_string(seeds[0].parameters)});
+      std::vector<std::string> row{std::to_string(D), cell.arch_label(), planner_prediction(cell)};
+      for (auto& v : nmse_columns(seeds, paper_intrinsic_dimension_nmse(D, col))) row.push_back(std::move(v));
+      row.push_back(std::to_string(seeds[0].parameters));
+      t.rows.push_back(std::move(row));
     }
-    r.series.push_back(curve_series("id-curve-D" + std::to_string(D),
+    if (!reps[0].cell[0].curve.empty())
+      r.series.push_back(curve_series("id-curve-D" + std::to_string(D),
                                     "Intrinsic dimension D = " + std::to_string(D) + ": validation NMSE during training",
                                     id_cell(c, D, 0, 0).arch_label(), reps[0].cell[0].curve,
                                     id_cell(c, D, 1, 0).arch_label(), reps[0].cell[1].curve));
@@ -322,14 +352,14 @@ void report_triangle_centre(const ExperimentsConfig& c, const Results& res, Suit
     r.checks.push_back(triangle_centre_check(s));
     for (std::size_t i = 0; i < s.T.size(); ++i) {
       const ExperimentCell cell{ExperimentKind::TriangleCentre, 0, s.T[i], a[0], a[1], a[2], 0};
-      const double ours = mean_nmse(s.by_T[i]);
-      const auto paper = paper_triangle_nmse(s.T[i], a[0], a[1], a[2]);
-      t.rows.push_back({cell.arch_label(), std::to_string(s.T[i]), planner_prediction(cell), sci(ours),
-                        interval_text(s.by_T[i]), paper ? sci(*paper) : "-", paper ? sci(ours / *paper) : "-",
-                        std::to_string(s.by_T[i][0].parameters)});
+      std::vector<std::string> row{cell.arch_label(), std::to_string(s.T[i]), planner_prediction(cell)};
+      for (auto& v : nmse_columns(s.by_T[i], paper_triangle_nmse(s.T[i], a[0], a[1], a[2]))) row.push_back(std::move(v));
+      row.push_back(std::to_string(s.by_T[i][0].parameters));
+      t.rows.push_back(std::move(row));
     }
     const std::string label = ExperimentCell{ExperimentKind::TriangleCentre, 0, 0, a[0], a[1], a[2], 0}.arch_label();
-    r.series.push_back(curve_series("triangle-curve-" + std::to_string(a[0]) + "-" + std::to_string(a[1]) + "-" +
+    if (!s.by_T.back()[0].curve.empty())
+      r.series.push_back(curve_series("triangle-curve-" + std::to_string(a[0]) + "-" + std::to_string(a[1]) + "-" +
                                         std::to_string(a[2]),
                                     "Triangle centre " + label + ": validation NMSE during training",
                                     "T = " + std::to_string(s.T.back()), s.by_T.back()[0].curve,

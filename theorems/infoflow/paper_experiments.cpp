@@ -79,11 +79,12 @@ Architecture experiment_architecture(const ExperimentCell& c) {
   a.positions = 0;
   a.encoder = MapShape{MapKind::Affine, a.d, c.E, 0};
   // Intrinsic dimension: a layer-1 head retrieves a whole token (keys and values of dimension 4, the bilinear score
-  // x(t)ᵀA_i x(s) needs rank 4) and the FFN forms the partial max_s x(s)ᵀA_i x(t); a layer-2 head retrieves one number.
+  // x(t)ᵀA_i x(s) needs rank 4) and the FFN (width 16 per family) forms the partial max_s x(s)ᵀA_i x(t); a layer-2
+  // head retrieves one number.
   // Triangle centre: the usual split of the state among the heads (head dimension E / h, at least 1).
   const HeadShape first = id ? HeadShape{4, 4} : HeadShape{std::max(1, c.E / c.h1), std::max(1, c.E / c.h1)};
   const HeadShape second = id ? HeadShape{2, 2} : HeadShape{std::max(1, c.E / c.h2), std::max(1, c.E / c.h2)};
-  a.layers = {LayerShape{std::vector<HeadShape>(c.h1, first), id ? 32 : c.E},
+  a.layers = {LayerShape{std::vector<HeadShape>(c.h1, first), id ? 16 * std::max(1, c.D) : c.E},
               LayerShape{std::vector<HeadShape>(c.h2, second), 0}};
   a.readout = MapShape{MapKind::Affine, c.E, 1, 0};
   a.validate();
@@ -92,7 +93,7 @@ Architecture experiment_architecture(const ExperimentCell& c) {
 
 void to_json(nlohmann::json& j, const CellResult& r) {
   j = {{"nmse", r.nmse},   {"nmse_lo", r.nmse_lo}, {"nmse_hi", r.nmse_hi}, {"valid_variance", r.valid_variance},
-       {"parameters", r.parameters}, {"sq_err", r.sq_err}, {"curve", r.curve}};
+       {"parameters", r.parameters}, {"sq_err", r.sq_err}, {"curve", r.curve}, {"diverged", r.diverged}};
 }
 void from_json(const nlohmann::json& j, CellResult& r) {
   j.at("nmse").get_to(r.nmse);
@@ -102,6 +103,7 @@ void from_json(const nlohmann::json& j, CellResult& r) {
   j.at("parameters").get_to(r.parameters);
   j.at("sq_err").get_to(r.sq_err);
   j.at("curve").get_to(r.curve);
+  j.at("diverged").get_to(r.diverged);
 }
 
 namespace {
@@ -207,12 +209,18 @@ CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining
   o.eval_every = std::max(1, tr.steps / std::max(1, tr.curve_points));
   o.seed = derive_seed(suite_seed, "train-" + c.key());
   o.threads = 1;
-  const TrainResult trained = train_model(start, data.train, data.valid, o);
-
   CellResult r;
   r.valid_variance = population_variance(data.valid.y);
   if (!(r.valid_variance > 0)) throw ContractError("run_experiment_cell", "constant validation targets in " + c.key());
-  r.parameters = parameter_counts(trained.model).total;
+  r.parameters = parameter_counts(start).total;
+  TrainResult trained;
+  try {
+    trained = train_model(start, data.train, data.valid, o);
+  } catch (const NumericError&) {
+    // A learning rate the user chose can make the loss overflow: that cell has no figures, and decides nothing.
+    r.diverged = true;
+    return r;
+  }
   const ParamLayout layout(arch);
   r.sq_err.reserve(data.valid.y.size());
   for (std::size_t i = 0; i < data.valid.y.size(); ++i) {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -64,6 +65,7 @@ struct CellResult {
   std::size_t parameters = 0;                  // M_total
   std::vector<double> sq_err;                  // per validation sample, in the standardised target's units
   std::vector<std::pair<int, double>> curve;   // (step, validation NMSE)
+  bool diverged = false;                       // training stopped on a non-finite loss: no figures, no verdict
 };
 void to_json(nlohmann::json& j, const CellResult& r);
 void from_json(const nlohmann::json& j, CellResult& r);
@@ -78,8 +80,9 @@ std::pair<double, double> paired_difference_interval(const std::vector<double>& 
 
 // ---- The suite's configuration and checks (experiments_suite.cpp) ----
 
-/// The state dimension of the intrinsic-dimension models (the paper does not state it; the framework suite's E).
-inline constexpr int kIntrinsicDimensionE = 24;
+/// The state dimension of the intrinsic-dimension models: the framework suite's 24 (the paper does not state one), or
+/// more when (D,D)'s construction needs it: a token state holds its own token and D retrieved ones, 4(D+1) numbers.
+inline int intrinsic_dimension_E(int D) { return std::max(24, 4 * (D + 1)); }
 
 struct ExperimentsConfig {
   std::vector<int> D;
