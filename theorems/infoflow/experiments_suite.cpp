@@ -74,7 +74,7 @@ std::vector<SuiteOption> experiments_options() {
 
 ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   // Budgets (docs/experiments.md §3): quick shows the intrinsic-dimension ordering at D = 2, T = 8 (the smallest power
-  // of two at which a token state cannot hold the whole sequence: T·d = 32 > E = 24) in about 20 s on 2 cores; full runs
+  // of two at which a token state cannot hold the whole sequence: T·d = 32 > E = 24) in about 12 s on 2 cores; full runs
   // every D at T = 16; nightly is the paper's T = 64 and its triangle grid.
   ExperimentsConfig c;
   const Profile p = ctx.profile;
@@ -92,7 +92,7 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   t.train_samples = quick ? 8000 : 20000;
   t.valid_samples = quick ? 1000 : 2000;
   t.steps = quick ? 8000 : 20000;
-  t.batch = quick ? 32 : 64;
+  t.batch = quick ? 16 : 64;
   t.learning_rate = quick ? 1e-2 : 3e-3;
   t.steps = single_int_option(ctx, "--steps", 1, 1000000, t.steps);
   t.train_samples = single_int_option(ctx, "--train-samples", 8, 1000000, t.train_samples);
