@@ -180,7 +180,7 @@ std::pair<double, double> pooled_nmse(const std::vector<CellResult>& seeds) {
   double mean = 0, var = 0;
   for (const auto& r : seeds) {
     mean += r.nmse;
-    const double se = (r.nmse_hi - r.nmse) / 1.959963984540054;
+    const double se = (r.nmse_hi - r.nmse) / kNormal95;
     var += se * se;
   }
   const double n = static_cast<double>(seeds.size());
@@ -198,7 +198,7 @@ std::pair<double, double> pooled_nmse(const std::vector<CellResult>& seeds) {
 
 Check triangle_centre_check(const TriangleSeries& s) {
   if (s.T.size() != s.by_T.size() || s.T.empty()) throw ContractError("triangle_centre_check", "one result list per T");
-  constexpr double z = 1.959963984540054;
+  constexpr double z = kNormal95;
   bool diverged = false;
   for (const auto& seeds : s.by_T)
     for (const auto& r : seeds) diverged |= r.diverged;

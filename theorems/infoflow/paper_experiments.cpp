@@ -180,7 +180,7 @@ std::pair<double, double> mean_and_half_width(const std::vector<double>& v) {
   mean /= n;
   double ss = 0;
   for (double x : v) ss += (x - mean) * (x - mean);
-  return {mean, 1.959963984540054 * std::sqrt(ss / (n - 1.0) / n)};
+  return {mean, kNormal95 * std::sqrt(ss / (n - 1.0) / n)};
 }
 
 }  // namespace

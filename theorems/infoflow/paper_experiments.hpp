@@ -74,6 +74,9 @@ void from_json(const nlohmann::json& j, CellResult& r);
 /// model from a seeded initialisation and evaluates it on held-out data. Single-threaded (cells run in parallel).
 CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining& training, std::uint64_t suite_seed);
 
+/// The two-sided 95% quantile of the standard normal, for every interval of the experiments.
+inline constexpr double kNormal95 = 1.959963984540054;
+
 /// A 95% interval for the mean of paired differences b_n − a_n (normal approximation); ContractError if the sizes
 /// differ or are < 2.
 std::pair<double, double> paired_difference_interval(const std::vector<double>& a, const std::vector<double>& b);
