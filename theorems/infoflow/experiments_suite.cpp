@@ -9,27 +9,20 @@
 #include "numerics/util/errors.hpp"
 #include "numerics/util/mutation.hpp"
 #include "theorems/infoflow/paper_numbers.hpp"
+#include "reports/text_format.hpp"
 #include "theorems/infoflow/planner.hpp"
 #include "theorems/suite.hpp"
 #include "theorems/suite_options.hpp"
 
 #include <cmath>
-#include <iomanip>
 #include <map>
 #include <optional>
-#include <sstream>
 
 namespace infoflow {
 
 namespace {
 
 using nlohmann::json;
-
-std::string sci(double v) {
-  std::ostringstream o;
-  o << std::setprecision(3) << v;
-  return o.str();
-}
 
 int single_int_option(const SuiteContext& ctx, const std::string& name, int lo, int hi, int fallback) {
   const std::vector<int> v = int_list_option(ctx, name, lo, {fallback});
@@ -55,8 +48,8 @@ std::string planner_prediction(const ExperimentCell& c) {
   const int d = c.kind == ExperimentKind::IntrinsicDimension ? 4 : 2;
   const Plan p = plan_target(parse_target(target), PlanArchitecture::make(2, {c.h1, c.h2}, c.E, d, c.T, false));
   if (!p.feasible) return "no plan";
-  return p.bounded ? "bounded (exponent " + sci(p.cost.at(c.T)) + ")"
-                   : "grows with T (exponent " + sci(p.cost.at(c.T)) + " at T = " + std::to_string(c.T) + ")";
+  return p.bounded ? "bounded (exponent " + format_number(p.cost.at(c.T), 3) + ")"
+                   : "grows with T (exponent " + format_number(p.cost.at(c.T), 3) + " at T = " + std::to_string(c.T) + ")";
 }
 
 }  // namespace
@@ -114,12 +107,16 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   return c;
 }
 
+ExperimentCell intrinsic_dimension_cell(const ExperimentsConfig& c, int D, int column, int replicate) {
+  const int h1 = column == 1 ? D - 1 : D, h2 = column == 2 ? D - 1 : D;
+  return {ExperimentKind::IntrinsicDimension, D, c.id_T, h1, h2, intrinsic_dimension_E(D), replicate};
+}
+
 std::vector<ExperimentCell> experiment_cells(const ExperimentsConfig& c) {
   std::vector<ExperimentCell> cells;
   for (int D : c.D)
     for (int r = 0; r < c.seeds; ++r)
-      for (const auto& [h1, h2] : {std::pair{D, D}, std::pair{D - 1, D}, std::pair{D, D - 1}})
-        cells.push_back({ExperimentKind::IntrinsicDimension, D, c.id_T, h1, h2, intrinsic_dimension_E(D), r});
+      for (int column = 0; column < 3; ++column) cells.push_back(intrinsic_dimension_cell(c, D, column, r));
   for (const auto& a : c.triangle_archs)
     for (int T : c.triangle_T)
       for (int r = 0; r < c.triangle_seeds; ++r) cells.push_back({ExperimentKind::TriangleCentre, 0, T, a[0], a[1], a[2], r});
@@ -249,18 +246,13 @@ struct Results {
   const CellResult& at(const ExperimentCell& c) const { return by_key.at(c.key()); }
 };
 
-ExperimentCell id_cell(const ExperimentsConfig& c, int D, int column, int replicate) {
-  const int h1 = column == 1 ? D - 1 : D, h2 = column == 2 ? D - 1 : D;
-  return {ExperimentKind::IntrinsicDimension, D, c.id_T, h1, h2, intrinsic_dimension_E(D), replicate};
-}
-
 // The cells of one D, as the check reads them: (D,D), (D−1,D), (D,D−1) per seed.
 std::vector<IdReplicate> id_replicates(const ExperimentsConfig& c, const Results& res, int D) {
   std::vector<IdReplicate> reps;
   for (int r = 0; r < c.seeds; ++r) {
     IdReplicate rep;
     rep.replicate = r;
-    for (int col = 0; col < 3; ++col) rep.cell[col] = res.at(id_cell(c, D, col, r));
+    for (int col = 0; col < 3; ++col) rep.cell[col] = res.at(intrinsic_dimension_cell(c, D, col, r));
     // The deliberate defect: the table's first two columns exchanged (results attached to the wrong cells).
     if (mutated(Mutant::ExperimentColumnsSwapped)) std::swap(rep.cell[0], rep.cell[1]);
     reps.push_back(std::move(rep));
@@ -295,13 +287,14 @@ TriangleSeries triangle_series(const ExperimentsConfig& c, const Results& res, c
 // The table's computed columns for one cell over its seeds: our mean NMSE, the range of the seeds' 95% intervals,
 // the paper's number and the ratio ours / paper.
 std::vector<std::string> nmse_columns(const std::vector<CellResult>& seeds, std::optional<double> paper) {
-  const std::string paper_text = paper ? sci(*paper) : "-";
+  const std::string paper_text = paper ? format_number(*paper, 3) : "-";
   for (const auto& r : seeds)
     if (r.diverged) return {"diverged", "-", paper_text, "-"};
   double mean = 0, lo = INFINITY, hi = -INFINITY;
   for (const auto& r : seeds) mean += r.nmse, lo = std::min(lo, r.nmse_lo), hi = std::max(hi, r.nmse_hi);
   mean /= static_cast<double>(seeds.size());
-  return {sci(mean), "[" + sci(lo) + ", " + sci(hi) + "]", paper_text, paper ? sci(mean / *paper) : "-"};
+  return {format_number(mean, 3), "[" + format_number(lo, 3) + ", " + format_number(hi, 3) + "]", paper_text,
+          paper ? format_number(mean / *paper, 3) : "-"};
 }
 
 Series curve_series(const std::string& id, const std::string& title, const std::string& label,
@@ -328,7 +321,7 @@ void report_intrinsic_dimension(const ExperimentsConfig& c, const Results& res, 
     for (int col = 0; col < 3; ++col) {
       std::vector<CellResult> seeds;
       for (const auto& rep : reps) seeds.push_back(rep.cell[col]);
-      const ExperimentCell cell = id_cell(c, D, col, 0);
+      const ExperimentCell cell = intrinsic_dimension_cell(c, D, col, 0);
       std::vector<std::string> row{std::to_string(D), cell.arch_label(), planner_prediction(cell)};
       for (auto& v : nmse_columns(seeds, paper_intrinsic_dimension_nmse(D, col))) row.push_back(std::move(v));
       row.push_back(std::to_string(seeds[0].parameters));
@@ -337,8 +330,8 @@ void report_intrinsic_dimension(const ExperimentsConfig& c, const Results& res, 
     if (!reps[0].cell[0].curve.empty())
       r.series.push_back(curve_series("id-curve-D" + std::to_string(D),
                                     "Intrinsic dimension D = " + std::to_string(D) + ": validation NMSE during training",
-                                    id_cell(c, D, 0, 0).arch_label(), reps[0].cell[0].curve,
-                                    id_cell(c, D, 1, 0).arch_label(), reps[0].cell[1].curve));
+                                    intrinsic_dimension_cell(c, D, 0, 0).arch_label(), reps[0].cell[0].curve,
+                                    intrinsic_dimension_cell(c, D, 1, 0).arch_label(), reps[0].cell[1].curve));
   }
   r.tables.push_back(t);
 }

@@ -6,11 +6,10 @@
 //   (iv)  x[1]+x[2]+x[3]: one specific-position step with positional encoding, none without.
 //   (v)   the predecessor's single-layer rule: D max-retrievals need h >= D.
 #include "theorems/infoflow/paper_numbers.hpp"
+#include "reports/text_format.hpp"
 #include "theorems/infoflow/planner.hpp"
 #include "theorems/suite.hpp"
 
-#include <iomanip>
-#include <sstream>
 
 namespace infoflow {
 
@@ -19,12 +18,6 @@ namespace {
 using nlohmann::json;
 
 constexpr auto arch = &PlanArchitecture::make;
-
-std::string sci(double v) {
-  std::ostringstream o;
-  o << std::setprecision(3) << v;
-  return o.str();
-}
 
 Verdict pass_if(bool ok) { return ok ? Verdict::Pass : Verdict::Fail; }
 
@@ -72,7 +65,7 @@ void check_intrinsic_dimension(SuiteResult& r) {
       // paper's measurements do ((D, D) has the smallest NMSE).
       const bool planner_prefers_dd = dd == "bounded" && lo1 != "bounded" && lo2 != "bounded";
       pattern &= planner_prefers_dd == smallest;
-      row.insert(row.end(), {sci(p[0]), sci(p[1]), sci(p[2]), smallest ? "yes" : "no"});
+      row.insert(row.end(), {format_number(p[0], 3), format_number(p[1], 3), format_number(p[2], 3), smallest ? "yes" : "no"});
     } else {
       row.insert(row.end(), {"-", "-", "-", "-"});
     }
@@ -114,8 +107,8 @@ void check_triangle_centre(SuiteResult& r) {
               {"T", "paper (2,2,24)", "paper (4,4,24)", "paper (4,4,48)", "planner exponent, (4,4,48)"}, {}};
   for (int T : {8, 16, 32, 64}) {
     const Plan p = plan_target(t, arch(2, {4, 4}, 48, 2, T, false));
-    table.rows.push_back({std::to_string(T), sci(*paper_triangle_nmse(T, 2, 2, 24)), sci(*paper_triangle_nmse(T, 4, 4, 24)),
-                          sci(*paper_triangle_nmse(T, 4, 4, 48)), sci(p.cost.at(T))});
+    table.rows.push_back({std::to_string(T), format_number(*paper_triangle_nmse(T, 2, 2, 24), 3), format_number(*paper_triangle_nmse(T, 4, 4, 24), 3),
+                          format_number(*paper_triangle_nmse(T, 4, 4, 48), 3), format_number(p.cost.at(T), 3)});
   }
   r.tables.push_back(table);
 }

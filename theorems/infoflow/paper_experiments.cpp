@@ -108,6 +108,28 @@ void from_json(const nlohmann::json& j, CellResult& r) {
 
 namespace {
 
+double mean_of(const std::vector<double>& v) {
+  double mean = 0;
+  for (double x : v) mean += x;
+  return mean / static_cast<double>(v.size());
+}
+
+double population_variance(const std::vector<double>& v) {
+  const double mean = mean_of(v);
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  return var / static_cast<double>(v.size());
+}
+
+// Mean and the half-width of its 95% normal interval.
+std::pair<double, double> mean_and_half_width(const std::vector<double>& v) {
+  const double n = static_cast<double>(v.size());
+  const double mean = mean_of(v);
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return {mean, kNormal95 * std::sqrt(ss / (n - 1.0) / n)};
+}
+
 // One sequence of the cell's input distribution.
 std::vector<std::vector<double>> draw_sequence(ExperimentKind kind, int T, SplitMix64& rng) {
   const int d = kind == ExperimentKind::IntrinsicDimension ? 4 : 2;
@@ -153,34 +175,12 @@ CellData draw_cell_data(const ExperimentCell& c, const ExperimentTraining& tr, s
       ds->add(std::move(X), y);
     }
   }
-  double mean = 0, var = 0;
-  for (double y : data.train.y) mean += y;
-  mean /= static_cast<double>(data.train.y.size());
-  for (double y : data.train.y) var += (y - mean) * (y - mean);
-  const double sd = std::sqrt(var / static_cast<double>(data.train.y.size()));
+  const double mean = mean_of(data.train.y);
+  const double sd = std::sqrt(population_variance(data.train.y));
   if (!(sd > 0)) throw ContractError("draw_cell_data", "the training targets of " + c.key() + " are constant");
   for (Dataset* ds : {&data.train, &data.valid})
     for (double& y : ds->y) y = (y - mean) / sd;
   return data;
-}
-
-double population_variance(const std::vector<double>& v) {
-  double mean = 0, var = 0;
-  for (double x : v) mean += x;
-  mean /= static_cast<double>(v.size());
-  for (double x : v) var += (x - mean) * (x - mean);
-  return var / static_cast<double>(v.size());
-}
-
-// Mean and the half-width of its 95% normal interval.
-std::pair<double, double> mean_and_half_width(const std::vector<double>& v) {
-  const double n = static_cast<double>(v.size());
-  double mean = 0;
-  for (double x : v) mean += x;
-  mean /= n;
-  double ss = 0;
-  for (double x : v) ss += (x - mean) * (x - mean);
-  return {mean, kNormal95 * std::sqrt(ss / (n - 1.0) / n)};
 }
 
 }  // namespace

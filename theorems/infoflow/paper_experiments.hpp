@@ -103,6 +103,8 @@ struct Check;
 /// Throws InputError naming the option (--D, --id-T, --triangle-T, --seeds, --steps, --train-samples).
 ExperimentsConfig experiments_config(const SuiteContext& ctx);
 std::vector<SuiteOption> experiments_options();
+/// The intrinsic-dimension cell of one table column: 0 = (D,D), 1 = (D−1,D), 2 = (D,D−1).
+ExperimentCell intrinsic_dimension_cell(const ExperimentsConfig& c, int D, int column, int replicate);
 /// Every cell the configuration trains: per D and seed the three architectures (D,D), (D−1,D), (D,D−1) in that
 /// order, then per triangle architecture, T and seed.
 std::vector<ExperimentCell> experiment_cells(const ExperimentsConfig& c);
