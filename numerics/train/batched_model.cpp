@@ -1,5 +1,6 @@
 #include "numerics/train/batched_model.hpp"
 
+#include "numerics/train/small_products.hpp"
 #include "numerics/util/errors.hpp"
 
 #include <algorithm>
@@ -10,27 +11,31 @@ namespace infoflow {
 
 namespace {
 
-using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-Eigen::Map<const RowMat> mat(const double* p, std::size_t off, int rows, int cols) {
-  return Eigen::Map<const RowMat>(p + off, rows, cols);
-}
-Eigen::Map<RowMat> mat(double* p, std::size_t off, int rows, int cols) { return Eigen::Map<RowMat>(p + off, rows, cols); }
+using small_products::Start;
 
-// Softmax of each column of Z in place (the shifted form of ForwardPass<double>).
-void softmax_columns(Eigen::Ref<Eigen::MatrixXd> Z) {
-  for (Eigen::Index c = 0; c < Z.cols(); ++c) {
-    const double top = Z.col(c).maxCoeff();
-    Z.col(c) = (Z.col(c).array() - top).exp();
-    Z.col(c) /= Z.col(c).sum();
-  }
+// Column `col` of a column-major matrix (and the entries after it): a raw pointer, as the kernels take it.
+double* column(Eigen::MatrixXd& M, Eigen::Index col) { return M.data() + col * M.rows(); }
+
+// p = softmax(β s) over T entries (shifted by the maximum, as ForwardPass<double>).
+void softmax(double beta, const double* s, int T, double* p) {
+  double top = -INFINITY;
+  for (int t = 0; t < T; ++t) top = std::max(top, beta * s[t]);
+  double denom = 0;
+  for (int t = 0; t < T; ++t) denom += (p[t] = std::exp(beta * s[t] - top));
+  for (int t = 0; t < T; ++t) p[t] /= denom;
 }
 
-// The softmax's reverse sweep for each column: dZ = P ∘ (dP − (P·dP)), in place of dP.
-void softmax_backward_columns(const Eigen::Ref<const Eigen::MatrixXd>& P, Eigen::Ref<Eigen::MatrixXd> dP) {
-  for (Eigen::Index c = 0; c < P.cols(); ++c) {
-    const double mean = P.col(c).dot(dP.col(c));
-    dP.col(c) = P.col(c).cwiseProduct((dP.col(c).array() - mean).matrix());
-  }
+// The softmax's reverse sweep over T entries: dz = p ∘ (dp − p·dp), in place of dp.
+void softmax_backward(const double* p, int T, double* dp) {
+  double mean = 0;
+  for (int t = 0; t < T; ++t) mean += p[t] * dp[t];
+  for (int t = 0; t < T; ++t) dp[t] = p[t] * (dp[t] - mean);
+}
+
+// The dim × T block of M (dim × NT) at sample n, transposed into out (T × dim): the kernels need the shared index of a
+// product to run down the columns of both factors.
+void transpose_block(const Eigen::MatrixXd& M, Eigen::Index base, int T, Eigen::MatrixXd& out) {
+  out = M.middleCols(base, T).transpose();
 }
 
 }  // namespace
@@ -68,42 +73,43 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
       const HeadOffsets& ho = lo.heads[h];
       HeadWork& hw = lw.heads[h];
       const double beta = temperatures[ho.temperature];
-      const auto Q = mat(params, ho.Q, ho.key_dim, E), K = mat(params, ho.K, ho.key_dim, E), V = mat(params, ho.V, ho.value_dim, E);
-      hw.keys.noalias() = K * lw.U_in;
-      hw.values.noalias() = V * lw.U_in;
-      hw.q_cls.noalias() = Q * lw.C_in;
+      const int kd = ho.key_dim, vd = ho.value_dim;
+      weight_times(params, ho.K, kd, E, lw.U_in, hw.keys);
+      weight_times(params, ho.V, vd, E, lw.U_in, hw.values);
+      weight_times(params, ho.Q, kd, E, lw.C_in, hw.q_cls);
+      hw.s_cls.resize(T, N);
       hw.p_cls.resize(T, N);
       for (int n = 0; n < N; ++n) {
-        const auto Kn = hw.keys.middleCols(static_cast<Eigen::Index>(n) * T, T);
-        hw.p_cls.col(n).noalias() = beta * (Kn.transpose() * hw.q_cls.col(n));
+        const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
+        // s_t = q·k_t: the 1 × T product qᵀ K_n; then the weights, and a = V_n p into the concatenation.
+        small_products::multiply(1, kd, T, column(hw.q_cls, n), 1, column(hw.keys, base), kd, column(hw.s_cls, n), 1,
+                                 Start::Zero);
+        softmax(beta, column(hw.s_cls, n), T, column(hw.p_cls, n));
+        small_products::multiply(vd, T, 1, column(hw.values, base), vd, column(hw.p_cls, n), T,
+                                 column(lw.concat_cls, n) + row, lo.concat_dim, Start::Zero);
       }
-      softmax_columns(hw.p_cls);
-      for (int n = 0; n < N; ++n)
-        lw.concat_cls.col(n).segment(row, ho.value_dim).noalias() =
-            hw.values.middleCols(static_cast<Eigen::Index>(n) * T, T) * hw.p_cls.col(n);
       if (!last) {
-        hw.q_tok.noalias() = Q * lw.U_in;
+        weight_times(params, ho.Q, kd, E, lw.U_in, hw.q_tok);
+        hw.s_tok.resize(T, NT);
         hw.p_tok.resize(T, NT);
         for (int n = 0; n < N; ++n) {
           const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
-          hw.p_tok.middleCols(base, T).noalias() =
-              beta * (hw.keys.middleCols(base, T).transpose() * hw.q_tok.middleCols(base, T));
-        }
-        softmax_columns(hw.p_tok);
-        for (int n = 0; n < N; ++n) {
-          const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
-          lw.concat_tok.block(row, base, ho.value_dim, T).noalias() =
-              hw.values.middleCols(base, T) * hw.p_tok.middleCols(base, T);
+          // S_n = K_nᵀ Q_n (T × T, column τ the scores of query τ), its column softmaxes, and V_n P_n.
+          transpose_block(hw.keys, base, T, w.transposed);
+          small_products::multiply(T, kd, T, w.transposed.data(), T, column(hw.q_tok, base), kd, column(hw.s_tok, base),
+                                   T, Start::Zero);
+          for (int tau = 0; tau < T; ++tau) softmax(beta, column(hw.s_tok, base + tau), T, column(hw.p_tok, base + tau));
+          small_products::multiply(vd, T, T, column(hw.values, base), vd, column(hw.p_tok, base), T,
+                                   column(lw.concat_tok, base) + row, lo.concat_dim, Start::Zero);
         }
       }
-      row += ho.value_dim;
+      row += vd;
     }
-    const auto WO = mat(params, lo.W_O, E, lo.concat_dim);
     w.C = lw.C_in;
-    w.C.noalias() += WO * lw.concat_cls;
+    add_weight_times(params, lo.W_O, E, lo.concat_dim, lw.concat_cls, w.C);
     if (!last) {
       w.U = lw.U_in;
-      w.U.noalias() += WO * lw.concat_tok;
+      add_weight_times(params, lo.W_O, E, lo.concat_dim, lw.concat_tok, w.U);
       if (lo.has_ffn) {
         lw.U_mid = w.U;
         lw.C_mid = w.C;
@@ -134,12 +140,11 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
       w.g_C += lw.ffn_cls.g_in;
     }
     // C = C_in + W_O concat_cls (and the same for the tokens before the last layer).
-    const auto WO = mat(params, lo.W_O, E, lo.concat_dim);
-    mat(grad, lo.W_O, E, lo.concat_dim).noalias() += w.g_C * lw.concat_cls.transpose();
-    w.g_concat_cls.noalias() = WO.transpose() * w.g_C;
+    add_weight_gradient(grad, lo.W_O, E, lo.concat_dim, w.g_C, lw.concat_cls);
+    weight_transposed_times(params, lo.W_O, E, lo.concat_dim, w.g_C, w.g_concat_cls);
     if (!last) {
-      mat(grad, lo.W_O, E, lo.concat_dim).noalias() += w.g_U * lw.concat_tok.transpose();
-      w.g_concat_tok.noalias() = WO.transpose() * w.g_U;
+      add_weight_gradient(grad, lo.W_O, E, lo.concat_dim, w.g_U, lw.concat_tok);
+      weight_transposed_times(params, lo.W_O, E, lo.concat_dim, w.g_U, w.g_concat_tok);
     }
     // From here g_U and g_C accumulate the gradients of the layer's inputs (the residual passes them through).
     int row = 0;
@@ -151,52 +156,60 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
       hw.g_keys.setZero(kd, NT);
       hw.g_values.setZero(vd, NT);
       hw.g_q_cls.resize(kd, N);
+      w.d_scores.resize(T, T);
       double g_beta = 0;
-      Eigen::VectorXd dp(T);
       for (int n = 0; n < N; ++n) {
         const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
-        const auto g_a = w.g_concat_cls.col(n).segment(row, vd);
-        const auto Kn = hw.keys.middleCols(base, T);
-        hw.g_values.middleCols(base, T).noalias() += g_a * hw.p_cls.col(n).transpose();
-        dp.noalias() = hw.values.middleCols(base, T).transpose() * g_a;
-        softmax_backward_columns(hw.p_cls.col(n), dp);                  // dp is now dz (z = β qᵀk)
-        g_beta += dp.dot(Kn.transpose() * hw.q_cls.col(n));
-        hw.g_q_cls.col(n).noalias() = beta * (Kn * dp);
-        hw.g_keys.middleCols(base, T).noalias() += beta * (hw.q_cls.col(n) * dp.transpose());
+        const double* g_a = column(w.g_concat_cls, n) + row;
+        const double* p = column(hw.p_cls, n);
+        double* dz = w.d_scores.data();
+        // a = V_n p: dV_n += g_a pᵀ; dp = V_nᵀ g_a; then the softmax; z = β s, s_t = q·k_t.
+        small_products::multiply(vd, 1, T, g_a, vd, p, 1, column(hw.g_values, base), vd, Start::Accumulate);
+        small_products::multiply(1, vd, T, g_a, 1, column(hw.values, base), vd, dz, 1, Start::Zero);
+        softmax_backward(p, T, dz);
+        const double* s = column(hw.s_cls, n);
+        for (int t = 0; t < T; ++t) g_beta += dz[t] * s[t];
+        for (int t = 0; t < T; ++t) dz[t] *= beta;  // now d/ds
+        small_products::multiply(kd, T, 1, column(hw.keys, base), kd, dz, T, column(hw.g_q_cls, n), kd, Start::Zero);
+        small_products::multiply(kd, 1, T, column(hw.q_cls, n), kd, dz, 1, column(hw.g_keys, base), kd,
+                                 Start::Accumulate);
       }
       if (!last) {
         hw.g_q_tok.resize(kd, NT);
-        Eigen::MatrixXd dP(T, T);
         for (int n = 0; n < N; ++n) {
           const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
-          const auto G = w.g_concat_tok.block(row, base, vd, T);        // column τ: d/d(output of query τ)
-          const auto P = hw.p_tok.middleCols(base, T);
-          const auto Kn = hw.keys.middleCols(base, T), Qn = hw.q_tok.middleCols(base, T);
-          hw.g_values.middleCols(base, T).noalias() += G * P.transpose();
-          dP.noalias() = hw.values.middleCols(base, T).transpose() * G;
-          softmax_backward_columns(P, dP);                               // dP is now dZ, Z = β Kᵀ Q
-          g_beta += dP.cwiseProduct(Kn.transpose() * Qn).sum();
-          hw.g_q_tok.middleCols(base, T).noalias() = beta * (Kn * dP);
-          hw.g_keys.middleCols(base, T).noalias() += beta * (Qn * dP.transpose());
+          const double* G = column(w.g_concat_tok, base) + row;  // vd × T, column τ: d/d(output of query τ)
+          const double* P = column(hw.p_tok, base);
+          double* dZ = w.d_scores.data();
+          // A_n = V_n P_n: dV_n += G P_nᵀ; dP = V_nᵀ G; then each column's softmax; S_n = K_nᵀ Q_n.
+          small_products::multiply_transposed(vd, T, T, G, lo.concat_dim, P, T, column(hw.g_values, base), vd);
+          transpose_block(hw.values, base, T, w.transposed);
+          small_products::multiply(T, vd, T, w.transposed.data(), T, G, lo.concat_dim, dZ, T, Start::Zero);
+          for (int tau = 0; tau < T; ++tau) softmax_backward(P + tau * T, T, dZ + tau * T);
+          const double* S = column(hw.s_tok, base);
+          for (int i = 0; i < T * T; ++i) g_beta += dZ[i] * S[i];
+          for (int i = 0; i < T * T; ++i) dZ[i] *= beta;  // now d/dS
+          small_products::multiply(kd, T, T, column(hw.keys, base), kd, dZ, T, column(hw.g_q_tok, base), kd,
+                                   Start::Zero);
+          small_products::multiply_transposed(kd, T, T, column(hw.q_tok, base), kd, dZ, T, column(hw.g_keys, base), kd);
         }
       }
       if (temperature_grad) temperature_grad[ho.temperature] += g_beta;
-      const auto Q = mat(params, ho.Q, kd, E), K = mat(params, ho.K, kd, E), V = mat(params, ho.V, vd, E);
-      mat(grad, ho.K, kd, E).noalias() += hw.g_keys * lw.U_in.transpose();
-      mat(grad, ho.V, vd, E).noalias() += hw.g_values * lw.U_in.transpose();
-      mat(grad, ho.Q, kd, E).noalias() += hw.g_q_cls * lw.C_in.transpose();
-      w.g_U.noalias() += K.transpose() * hw.g_keys;
-      w.g_U.noalias() += V.transpose() * hw.g_values;
-      w.g_C.noalias() += Q.transpose() * hw.g_q_cls;
+      add_weight_gradient(grad, ho.K, kd, E, hw.g_keys, lw.U_in);
+      add_weight_gradient(grad, ho.V, vd, E, hw.g_values, lw.U_in);
+      add_weight_gradient(grad, ho.Q, kd, E, hw.g_q_cls, lw.C_in);
+      weight_transposed_times(params, ho.K, kd, E, hw.g_keys, w.g_U, true);
+      weight_transposed_times(params, ho.V, vd, E, hw.g_values, w.g_U, true);
+      weight_transposed_times(params, ho.Q, kd, E, hw.g_q_cls, w.g_C, true);
       if (!last) {
-        mat(grad, ho.Q, kd, E).noalias() += hw.g_q_tok * lw.U_in.transpose();
-        w.g_U.noalias() += Q.transpose() * hw.g_q_tok;
+        add_weight_gradient(grad, ho.Q, kd, E, hw.g_q_tok, lw.U_in);
+        weight_transposed_times(params, ho.Q, kd, E, hw.g_q_tok, w.g_U, true);
       }
       row += vd;
     }
   }
   // The first layer's CLS input is ĉ0 for every sample; its tokens are the encoder's output plus positions.
-  Eigen::Map<Eigen::VectorXd>(grad + L_.cls0(), E) += w.g_C.rowwise().sum();
+  small_products::add_row_sums(E, N, w.g_C.data(), E, grad + L_.cls0());
   add_position_gradients(grad, L_, T, w.g_U);
   batched_map_backward(params, L_.encoder(), block.X, w.g_U, w.encoder, grad, false);
   return total;

@@ -21,8 +21,8 @@ class BatchedModel {
     Eigen::MatrixXd keys, values;    // key_dim × NT, value_dim × NT
     Eigen::MatrixXd q_cls;           // key_dim × N: the CLS queries
     Eigen::MatrixXd q_tok;           // key_dim × NT: the token queries (layers but the last)
-    Eigen::MatrixXd p_cls;           // T × N: CLS softmax weights, column n for sample n
-    Eigen::MatrixXd p_tok;           // T × NT: block n holds P_n(t, τ), the weight of key t for query τ
+    Eigen::MatrixXd s_cls, p_cls;    // T × N: CLS scores q·k_t and softmax weights, column n for sample n
+    Eigen::MatrixXd s_tok, p_tok;    // T × NT: block n holds the scores and the weights P_n(t, τ) of key t for query τ
     Eigen::MatrixXd g_keys, g_values, g_q_cls, g_q_tok;
   };
   struct LayerWork {
@@ -36,6 +36,7 @@ class BatchedModel {
     BatchedSingleLayer::MapWork encoder, readout;
     std::vector<LayerWork> layers;
     Eigen::MatrixXd U, C, g_U, g_C, g_concat_cls, g_concat_tok, g_y;
+    Eigen::MatrixXd transposed, d_scores;  // per sample: a key or value block transposed (T × dim); dZ (T × T)
   };
 
   /// Σ_n (ŷ_n − y_n)² over the block; with `grad`, adds d/dθ into grad[0 .. size) and, with `temperature_grad`, d/dβ.

@@ -1,5 +1,6 @@
 #include "numerics/train/batched_single_layer.hpp"
 
+#include "numerics/train/small_products.hpp"
 #include "numerics/util/errors.hpp"
 
 #include <algorithm>
@@ -23,17 +24,74 @@ MutVec vec(double* p, std::size_t off, int n) { return MutVec(p + off, n); }
 
 }  // namespace
 
+namespace {
+
+// W's columns one after another (W column-major), as the kernels read it: a copy of at most a few thousand entries, per
+// call and thread.
+const double* weight_columns(const double* params, std::size_t off, int rows, int cols) {
+  thread_local std::vector<double> packed;
+  packed.resize(static_cast<std::size_t>(rows) * cols);
+  for (int i = 0; i < rows; ++i)
+    for (int c = 0; c < cols; ++c)
+      packed[static_cast<std::size_t>(c) * rows + i] = params[off + static_cast<std::size_t>(i) * cols + c];
+  return packed.data();
+}
+
+}  // namespace
+
+void weight_times(const double* params, std::size_t off, int rows, int cols, const Eigen::MatrixXd& X,
+                  Eigen::MatrixXd& out, std::optional<std::size_t> bias_off, bool relu) {
+  if (X.rows() != cols) throw ContractError("weight_times", "operands: shapes do not match");
+  out.resize(rows, X.cols());
+  small_products::multiply(rows, cols, X.cols(), weight_columns(params, off, rows, cols), rows, X.data(), cols,
+                           out.data(), rows, bias_off ? small_products::Start::Bias : small_products::Start::Zero,
+                           bias_off ? params + *bias_off : nullptr,
+                           relu ? small_products::Finish::Relu : small_products::Finish::None);
+}
+
+void add_weight_times(const double* params, std::size_t off, int rows, int cols, const Eigen::MatrixXd& X,
+                      Eigen::MatrixXd& out) {
+  if (X.rows() != cols || out.rows() != rows || out.cols() != X.cols())
+    throw ContractError("add_weight_times", "operands: shapes do not match");
+  small_products::multiply(rows, cols, X.cols(), weight_columns(params, off, rows, cols), rows, X.data(), cols,
+                           out.data(), rows, small_products::Start::Accumulate);
+}
+
+void weight_transposed_times(const double* params, std::size_t off, int rows, int cols, const Eigen::MatrixXd& G,
+                             Eigen::MatrixXd& out, bool accumulate) {
+  if (G.rows() != rows || (accumulate && (out.rows() != cols || out.cols() != G.cols())))
+    throw ContractError("weight_transposed_times", "operands: shapes do not match");
+  if (!accumulate) out.resize(cols, G.cols());
+  // Column r of Wᵀ is row r of W, contiguous in the row-major parameters.
+  small_products::multiply(cols, rows, G.cols(), params + off, cols, G.data(), rows, out.data(), cols,
+                           accumulate ? small_products::Start::Accumulate : small_products::Start::Zero);
+}
+
+void weight_transposed_times_gated(const double* params, std::size_t off, int rows, int cols, const Eigen::MatrixXd& G,
+                                   const Eigen::MatrixXd& relu_output, Eigen::MatrixXd& out) {
+  if (G.rows() != rows || relu_output.rows() != cols || relu_output.cols() != G.cols())
+    throw ContractError("weight_transposed_times_gated", "operands: shapes do not match");
+  out.resize(cols, G.cols());
+  small_products::multiply(cols, rows, G.cols(), params + off, cols, G.data(), rows, out.data(), cols,
+                           small_products::Start::Zero, nullptr, small_products::Finish::Gate, relu_output.data());
+}
+
+void add_weight_gradient(double* grad, std::size_t off, int rows, int cols, const Eigen::MatrixXd& G,
+                         const Eigen::MatrixXd& X, std::optional<std::size_t> bias_off) {
+  if (G.rows() != rows || X.rows() != cols || G.cols() != X.cols())
+    throw ContractError("add_weight_gradient", "operands: shapes do not match");
+  // The row-major rows × cols gradient is the column-major cols × rows matrix (G·Xᵀ)ᵀ = X·Gᵀ.
+  small_products::multiply_transposed(cols, rows, X.cols(), X.data(), cols, G.data(), rows, grad + off, cols);
+  if (bias_off) small_products::add_row_sums(rows, G.cols(), G.data(), rows, grad + *bias_off);
+}
+
 void batched_map_forward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X, BatchedSingleLayer::MapWork& w) {
   if (m.kind == MapKind::Affine) {
-    w.out.noalias() = mat(p, m.W, m.out, m.in) * X;
-    w.out.colwise() += vec(p, m.b, m.out);
+    weight_times(p, m.W, m.out, m.in, X, w.out, m.b);
     return;
   }
-  w.pre.noalias() = mat(p, m.W1, m.width, m.in) * X;
-  w.pre.colwise() += vec(p, m.b1, m.width);
-  w.hidden = w.pre.cwiseMax(0.0);
-  w.out.noalias() = mat(p, m.W2, m.out, m.width) * w.hidden;
-  w.out.colwise() += vec(p, m.b2, m.out);
+  weight_times(p, m.W1, m.width, m.in, X, w.hidden, m.b1, true);
+  weight_times(p, m.W2, m.out, m.width, w.hidden, w.out, m.b2);
 }
 
 void check_block(const Architecture& a, const SampleBlock& block) {
@@ -74,21 +132,18 @@ double readout_and_loss(const double* params, const ParamLayout& L, const Eigen:
 }
 
 void batched_map_backward(const double* p, const MapOffsets& m, const Eigen::MatrixXd& X, const Eigen::MatrixXd& g_out,
-                  BatchedSingleLayer::MapWork& w, double* grad, bool want_input) {
+                          BatchedSingleLayer::MapWork& w, double* grad, bool want_input) {
   if (m.kind == MapKind::Affine) {
-    mat(grad, m.W, m.out, m.in).noalias() += g_out * X.transpose();
-    vec(grad, m.b, m.out) += g_out.rowwise().sum();
-    if (want_input) w.g_in.noalias() = mat(p, m.W, m.out, m.in).transpose() * g_out;
+    add_weight_gradient(grad, m.W, m.out, m.in, g_out, X, m.b);
+    if (want_input) weight_transposed_times(p, m.W, m.out, m.in, g_out, w.g_in);
     return;
   }
-  mat(grad, m.W2, m.out, m.width).noalias() += g_out * w.hidden.transpose();
-  vec(grad, m.b2, m.out) += g_out.rowwise().sum();
-  w.g_hidden.noalias() = mat(p, m.W2, m.out, m.width).transpose() * g_out;
-  // ReLU: the gradient passes where the pre-activation is positive (0 at a kink, as the per-sample route).
-  w.g_hidden = w.g_hidden.cwiseProduct((w.pre.array() > 0.0).cast<double>().matrix());
-  mat(grad, m.W1, m.width, m.in).noalias() += w.g_hidden * X.transpose();
-  vec(grad, m.b1, m.width) += w.g_hidden.rowwise().sum();
-  if (want_input) w.g_in.noalias() = mat(p, m.W1, m.width, m.in).transpose() * w.g_hidden;
+  add_weight_gradient(grad, m.W2, m.out, m.width, g_out, w.hidden, m.b2);
+  // ReLU: the gradient passes where the pre-activation is positive, i.e. where the output is (0 at a kink, as the
+  // per-sample route; a NaN output passes nothing).
+  weight_transposed_times_gated(p, m.W2, m.out, m.width, g_out, w.hidden, w.g_hidden);
+  add_weight_gradient(grad, m.W1, m.width, m.in, w.g_hidden, X, m.b1);
+  if (want_input) weight_transposed_times(p, m.W1, m.width, m.in, w.g_hidden, w.g_in);
 }
 
 void pack_samples(const std::vector<std::vector<std::vector<double>>>& X, const std::vector<double>& y,
@@ -148,9 +203,11 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
     const double beta = temperatures[ho.temperature];
     // The only query is the CLS state ĉ0, the same for every sample.
     hw.q.noalias() = mat(params, ho.Q, ho.key_dim, E) * c0;
-    hw.keys.noalias() = mat(params, ho.K, ho.key_dim, E) * w.U;
-    hw.values.noalias() = mat(params, ho.V, ho.value_dim, E) * w.U;
-    hw.scores.noalias() = hw.q.transpose() * hw.keys;
+    weight_times(params, ho.K, ho.key_dim, E, w.U, hw.keys);
+    weight_times(params, ho.V, ho.value_dim, E, w.U, hw.values);
+    hw.scores.resize(NT);
+    small_products::multiply(1, ho.key_dim, NT, hw.q.data(), 1, hw.keys.data(), ho.key_dim, hw.scores.data(), 1,
+                             small_products::Start::Zero);
     hw.weights.resize(NT);
     for (int n = 0; n < N; ++n) {
       const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
@@ -168,8 +225,7 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
     }
     row += ho.value_dim;
   }
-  w.cls.noalias() = mat(params, layer.W_O, E, layer.concat_dim) * w.concat;
-  w.cls.colwise() += c0;
+  weight_times(params, layer.W_O, E, layer.concat_dim, w.concat, w.cls, L_.cls0());  // the residual ĉ0 + W_O a
   std::vector<double> scratch;
   const double total = readout_and_loss(params, L_, w.cls, block.y, w.readout, w.g_y, grad, temperature_grad != nullptr,
                                         scratch);
@@ -177,9 +233,8 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
 
   // ---- reverse sweep of Σ r² ----
   w.g_cls = w.readout.g_in;
-  vec(grad, L_.cls0(), E) += w.g_cls.rowwise().sum();  // the residual c = ĉ0 + W_O a
-  mat(grad, layer.W_O, E, layer.concat_dim).noalias() += w.g_cls * w.concat.transpose();
-  w.g_concat.noalias() = mat(params, layer.W_O, E, layer.concat_dim).transpose() * w.g_cls;
+  add_weight_gradient(grad, layer.W_O, E, layer.concat_dim, w.g_cls, w.concat, L_.cls0());  // c = ĉ0 + W_O a
+  weight_transposed_times(params, layer.W_O, E, layer.concat_dim, w.g_cls, w.g_concat);
   w.g_U.setZero(E, NT);
   Eigen::VectorXd g_c0 = Eigen::VectorXd::Zero(E);
   row = 0;
@@ -224,10 +279,10 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
       }
     }
     if (temperature_grad) temperature_grad[ho.temperature] += g_beta;
-    mat(grad, ho.V, ho.value_dim, E).noalias() += hw.g_values * w.U.transpose();
-    mat(grad, ho.K, ho.key_dim, E).noalias() += hw.g_keys * w.U.transpose();
-    w.g_U.noalias() += mat(params, ho.V, ho.value_dim, E).transpose() * hw.g_values;
-    w.g_U.noalias() += mat(params, ho.K, ho.key_dim, E).transpose() * hw.g_keys;
+    add_weight_gradient(grad, ho.V, ho.value_dim, E, hw.g_values, w.U);
+    add_weight_gradient(grad, ho.K, ho.key_dim, E, hw.g_keys, w.U);
+    weight_transposed_times(params, ho.V, ho.value_dim, E, hw.g_values, w.g_U, true);
+    weight_transposed_times(params, ho.K, ho.key_dim, E, hw.g_keys, w.g_U, true);
     mat(grad, ho.Q, ho.key_dim, E).noalias() += hw.g_q * c0.transpose();
     g_c0.noalias() += mat(params, ho.Q, ho.key_dim, E).transpose() * hw.g_q;
     row += ho.value_dim;

@@ -12,6 +12,7 @@
 
 #include <Eigen/Dense>
 
+#include <optional>
 #include <vector>
 
 namespace infoflow {
@@ -36,7 +37,7 @@ class BatchedSingleLayer {
 
   /// The intermediates of one block, kept between calls so that nothing is allocated once the block size is known.
   struct MapWork {
-    Eigen::MatrixXd pre, hidden, out, g_hidden, g_in;
+    Eigen::MatrixXd hidden, out, g_hidden, g_in;  // hidden: the FFN's ReLU output
   };
   struct HeadWork {
     Eigen::VectorXd q, g_q;
@@ -77,6 +78,25 @@ void add_position_gradients(double* grad, const ParamLayout& L, int T, const Eig
 double readout_and_loss(const double* params, const ParamLayout& L, const Eigen::MatrixXd& cls, const Eigen::VectorXd& y,
                         BatchedSingleLayer::MapWork& readout, Eigen::MatrixXd& g_y, double*& grad,
                         bool temperatures_wanted, std::vector<double>& scratch);
+
+/// The products with a weight matrix W (rows × cols, row-major at params + off, as numerics/model stores it), through
+/// the kernels of small_products.hpp. out = W·X + b when `bias_off` is given (b, `rows` entries at params + bias_off),
+/// W·X otherwise; then max(·, 0) entrywise when `relu`.
+void weight_times(const double* params, std::size_t off, int rows, int cols, const Eigen::MatrixXd& X,
+                  Eigen::MatrixXd& out, std::optional<std::size_t> bias_off = std::nullopt, bool relu = false);
+/// out += W·X (out must be rows × X.cols()).
+void add_weight_times(const double* params, std::size_t off, int rows, int cols, const Eigen::MatrixXd& X,
+                      Eigen::MatrixXd& out);
+/// out = Wᵀ·G, or out += Wᵀ·G when `accumulate` (out must then be cols × G.cols()).
+void weight_transposed_times(const double* params, std::size_t off, int rows, int cols, const Eigen::MatrixXd& G,
+                             Eigen::MatrixXd& out, bool accumulate = false);
+/// out = (Wᵀ·G) ∘ [relu_output > 0]: the reverse sweep of out' = max(W'·x + b, 0) through its ReLU.
+void weight_transposed_times_gated(const double* params, std::size_t off, int rows, int cols, const Eigen::MatrixXd& G,
+                                   const Eigen::MatrixXd& relu_output, Eigen::MatrixXd& out);
+/// The gradient of W in grad[off ..] += G·Xᵀ, for G rows × n and X cols × n; with `bias_off`, also the bias's,
+/// grad[bias_off ..] += the row sums of G.
+void add_weight_gradient(double* grad, std::size_t off, int rows, int cols, const Eigen::MatrixXd& G,
+                         const Eigen::MatrixXd& X, std::optional<std::size_t> bias_off = std::nullopt);
 
 /// Y = map(X) over the columns of X (an affine map or a ReLU FFN of the layout), keeping what the reverse sweep needs.
 void batched_map_forward(const double* params, const MapOffsets& m, const Eigen::MatrixXd& X,

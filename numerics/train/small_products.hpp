@@ -1,0 +1,44 @@
+#pragma once
+// The matrix products of the batched trainer (numerics/train), where one side is a weight matrix of a few rows and
+// columns and the other has a column per token of the block (hundreds to thousands). Eigen's general product packs
+// both sides into blocks first and its kernel is built for large inner dimensions; here the inner dimension is 2 to
+// 100 and packing costs as much as the arithmetic (perf, docs/training.md). These kernels run over the columns once
+// and keep the short output column in registers.
+//
+// Run-time dispatch: each entry point is compiled for AVX-512, AVX2 and the baseline x86-64 (SSE2), and the loader
+// picks the widest the CPU has, so the same binary runs everywhere. The result does not depend on the choice: every
+// output entry is accumulated in one fixed order (term by term, the inner index ascending), the vector units only
+// compute independent entries side by side, and there is no fused multiply-add (the ISO mode the project compiles
+// in does not contract a*b + c). tests/test_trainer.cpp checks the kernels against a plain triple loop, bit for bit.
+//
+// All matrices are column-major raw arrays with a leading dimension, as in BLAS: entry (i, j) of A is A[i + j·lda]. The
+// caller maps Eigen's storage (or a block of it) onto them.
+#include <cstdint>
+
+namespace infoflow::small_products {
+
+/// Where the sums of multiply start: from zero, from a bias vector (the same m entries for every column), or from C.
+enum class Start { Zero, Bias, Accumulate };
+
+/// What multiply does to each entry before storing it: nothing; max(entry, 0) (a NaN stays NaN); or keep the entry
+/// where the same entry of a gate matrix (m × n) is positive and store 0 elsewhere (the reverse sweep of a ReLU whose
+/// output is the gate).
+enum class Finish { None, Relu, Gate };
+
+/// C = finish(start + A·B), for A m × k, B k × n and C m × n: entry (i, j) is start(i, j) + a(i, 0)·b(0, j) +
+/// a(i, 1)·b(1, j) + …, added term by term in that order. `bias` (m entries) is read only when start is Start::Bias,
+/// `gate` only when finish is Finish::Gate.
+/// The gate has the layout of C (leading dimension ldc).
+void multiply(int m, int k, std::int64_t n, const double* A, std::int64_t lda, const double* B, std::int64_t ldb,
+              double* C, std::int64_t ldc, Start start, const double* bias = nullptr, Finish finish = Finish::None,
+              const double* gate = nullptr);
+
+/// G += P·Qᵀ: P is m × n, Q is k × n, G is m × k. Entry (i, kk) of G gets p(i, j)·q(kk, j) added for j = 0, 1, … in
+/// turn.
+void multiply_transposed(int m, int k, std::int64_t n, const double* P, std::int64_t ldp, const double* Q,
+                         std::int64_t ldq, double* G, std::int64_t ldg);
+
+/// g += the row sums of P (m × n): g(i) gets p(i, 0), p(i, 1), … added in turn.
+void add_row_sums(int m, std::int64_t n, const double* P, std::int64_t ldp, double* g);
+
+}  // namespace infoflow::small_products
