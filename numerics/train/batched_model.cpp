@@ -16,15 +16,6 @@ using small_products::Start;
 // Column `col` of a column-major matrix (and the entries after it): a raw pointer, as the kernels take it.
 double* column(Eigen::MatrixXd& M, Eigen::Index col) { return M.data() + col * M.rows(); }
 
-// p = softmax(β s) over T entries (shifted by the maximum, as ForwardPass<double>).
-void softmax(double beta, const double* s, int T, double* p) {
-  double top = -INFINITY;
-  for (int t = 0; t < T; ++t) top = std::max(top, beta * s[t]);
-  double denom = 0;
-  for (int t = 0; t < T; ++t) denom += (p[t] = std::exp(beta * s[t] - top));
-  for (int t = 0; t < T; ++t) p[t] /= denom;
-}
-
 // The softmax's reverse sweep over T entries: dz = p ∘ (dp − p·dp), in place of dp.
 void softmax_backward(const double* p, int T, double* dp) {
   double mean = 0;
@@ -79,26 +70,28 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
       weight_times(params, ho.Q, kd, E, lw.C_in, hw.q_cls);
       hw.s_cls.resize(T, N);
       hw.p_cls.resize(T, N);
-      for (int n = 0; n < N; ++n) {
-        const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
-        // s_t = q·k_t: the 1 × T product qᵀ K_n; then the weights, and a = V_n p into the concatenation.
-        small_products::multiply(1, kd, T, column(hw.q_cls, n), 1, column(hw.keys, base), kd, column(hw.s_cls, n), 1,
-                                 Start::Zero);
-        softmax(beta, column(hw.s_cls, n), T, column(hw.p_cls, n));
-        small_products::multiply(vd, T, 1, column(hw.values, base), vd, column(hw.p_cls, n), T,
-                                 column(lw.concat_cls, n) + row, lo.concat_dim, Start::Zero);
-      }
+      // s_t = q·k_t: the 1 × T product qᵀ K_n per sample; the weights; and a = V_n p into the concatenation.
+      for (int n = 0; n < N; ++n)
+        small_products::multiply(1, kd, T, column(hw.q_cls, n), 1, column(hw.keys, static_cast<Eigen::Index>(n) * T),
+                                 kd, column(hw.s_cls, n), 1, Start::Zero);
+      softmax_blocks(beta, hw.s_cls.data(), T, N, hw.p_cls.data());
+      for (int n = 0; n < N; ++n)
+        small_products::multiply(vd, T, 1, column(hw.values, static_cast<Eigen::Index>(n) * T), vd, column(hw.p_cls, n),
+                                 T, column(lw.concat_cls, n) + row, lo.concat_dim, Start::Zero);
       if (!last) {
         weight_times(params, ho.Q, kd, E, lw.U_in, hw.q_tok);
         hw.s_tok.resize(T, NT);
         hw.p_tok.resize(T, NT);
+        // S_n = K_nᵀ Q_n per sample (T × T, column τ the scores of query τ); the column softmaxes; and V_n P_n.
         for (int n = 0; n < N; ++n) {
           const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
-          // S_n = K_nᵀ Q_n (T × T, column τ the scores of query τ), its column softmaxes, and V_n P_n.
           transpose_block(hw.keys, base, T, w.transposed);
           small_products::multiply(T, kd, T, w.transposed.data(), T, column(hw.q_tok, base), kd, column(hw.s_tok, base),
                                    T, Start::Zero);
-          for (int tau = 0; tau < T; ++tau) softmax(beta, column(hw.s_tok, base + tau), T, column(hw.p_tok, base + tau));
+        }
+        softmax_blocks(beta, hw.s_tok.data(), T, NT, hw.p_tok.data());
+        for (int n = 0; n < N; ++n) {
+          const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
           small_products::multiply(vd, T, T, column(hw.values, base), vd, column(hw.p_tok, base), T,
                                    column(lw.concat_tok, base) + row, lo.concat_dim, Start::Zero);
         }

@@ -94,6 +94,21 @@ void batched_map_forward(const double* p, const MapOffsets& m, const Eigen::Matr
   weight_times(p, m.W2, m.out, m.width, w.hidden, w.out, m.b2);
 }
 
+void softmax_blocks(double beta, const double* s, int T, std::int64_t columns, double* p) {
+  const std::int64_t total = columns * T;
+  for (std::int64_t base = 0; base < total; base += T) {
+    double top = -INFINITY;
+    for (int t = 0; t < T; ++t) top = std::max(top, beta * s[base + t]);
+    for (int t = 0; t < T; ++t) p[base + t] = beta * s[base + t] - top;
+  }
+  small_products::exponentials(total, p);
+  for (std::int64_t base = 0; base < total; base += T) {
+    double denom = 0;
+    for (int t = 0; t < T; ++t) denom += p[base + t];
+    for (int t = 0; t < T; ++t) p[base + t] /= denom;
+  }
+}
+
 void check_block(const Architecture& a, const SampleBlock& block) {
   if (block.X.rows() != a.d) throw InputError("samples", "tokens have dimension " + std::to_string(block.X.rows()) +
                                                              ", the model expects d = " + std::to_string(a.d));
@@ -209,13 +224,9 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
     small_products::multiply(1, ho.key_dim, NT, hw.q.data(), 1, hw.keys.data(), ho.key_dim, hw.scores.data(), 1,
                              small_products::Start::Zero);
     hw.weights.resize(NT);
+    softmax_blocks(beta, hw.scores.data(), T, N, hw.weights.data());
     for (int n = 0; n < N; ++n) {
       const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
-      double top = -INFINITY;
-      for (int t = 0; t < T; ++t) top = std::max(top, beta * hw.scores(base + t));
-      double denom = 0;
-      for (int t = 0; t < T; ++t) denom += (hw.weights(base + t) = std::exp(beta * hw.scores(base + t) - top));
-      for (int t = 0; t < T; ++t) hw.weights(base + t) /= denom;
       // a_n = Σ_t w_t v_t (raw loops: these vectors are a few entries long, too short for Eigen's kernels).
       double* a_n = w.concat.data() + static_cast<Eigen::Index>(n) * layer.concat_dim + row;
       const double* v = hw.values.data() + base * ho.value_dim;

@@ -98,6 +98,10 @@ void weight_transposed_times_gated(const double* params, std::size_t off, int ro
 void add_weight_gradient(double* grad, std::size_t off, int rows, int cols, const Eigen::MatrixXd& G,
                          const Eigen::MatrixXd& X, std::optional<std::size_t> bias_off = std::nullopt);
 
+/// For each of `columns` consecutive blocks of T entries of s: p = softmax(β s) over the block, shifted by its maximum
+/// as ForwardPass<double> is, with the exponentials of small_products.hpp.
+void softmax_blocks(double beta, const double* s, int T, std::int64_t columns, double* p);
+
 /// Y = map(X) over the columns of X (an affine map or a ReLU FFN of the layout), keeping what the reverse sweep needs.
 void batched_map_forward(const double* params, const MapOffsets& m, const Eigen::MatrixXd& X,
                          BatchedSingleLayer::MapWork& w);

@@ -2,15 +2,23 @@
 
 #include <cstring>
 
-// The x86 clones of the entry points (small_products.hpp); elsewhere one portable build.
+// The x86 clones of the entry points (small_products.hpp); elsewhere one portable build. A test builds this file again
+// as a single variant in a namespace of its own (tests/small_products_variants.hpp), to compare the instruction sets.
+#ifndef INFOFLOW_SMALL_PRODUCTS_VARIANT
+#define INFOFLOW_SMALL_PRODUCTS_VARIANT small_products
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define INFOFLOW_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
+#endif
+#endif
+#ifndef INFOFLOW_CLONES
 #define INFOFLOW_CLONES
 #endif
 #define INFOFLOW_INLINE [[gnu::always_inline]] inline
 
-namespace infoflow::small_products {
+namespace infoflow::INFOFLOW_SMALL_PRODUCTS_VARIANT {
+
+using small_products::Finish;
+using small_products::Start;
 
 namespace {
 
@@ -21,18 +29,22 @@ struct LanesOf;
 template <>
 struct LanesOf<8> {
   typedef double type __attribute__((vector_size(64)));
+  typedef long long Bits __attribute__((vector_size(64)));
 };
 template <>
 struct LanesOf<4> {
   typedef double type __attribute__((vector_size(32)));
+  typedef long long Bits __attribute__((vector_size(32)));
 };
 template <>
 struct LanesOf<2> {
   typedef double type __attribute__((vector_size(16)));
+  typedef long long Bits __attribute__((vector_size(16)));
 };
 template <>
 struct LanesOf<1> {
   typedef double type;
+  typedef long long Bits;
 };
 template <int W>
 using Lanes = typename LanesOf<W>::type;
@@ -114,15 +126,49 @@ INFOFLOW_INLINE void add_row_sums_block(std::int64_t n, int r, const double* P, 
   store<MB>(g + r, acc);
 }
 
+// exp on W lanes from +, −, × and bit operations only, so that every clone gives the same bits. x = n·ln 2 + r with
+// n = round(x / ln 2) and |r| ≤ ln(2)/2 (ln 2 in fdlibm's two parts, so that n·ln2_hi is exact); exp(r) by its Taylor
+// polynomial to degree 13 (remainder below 1e-17 relative); 2^n as two factors, so that a result in the subnormals is
+// rounded once. Within 2 ulp of std::exp (tests/test_small_products.cpp); 0 below −746, +∞ above 710, NaN for NaN.
+template <int W>
+INFOFLOW_INLINE Lanes<W> exp_lanes(Lanes<W> x) {
+  using Bits = typename LanesOf<W>::Bits;
+  constexpr double log2e = 1.4426950408889634, ln2_hi = 6.93147180369123816490e-01,
+                   ln2_lo = 1.90821492927058770002e-10;
+  constexpr double shifter = 6755399441055744.0;  // 1.5·2^52: adding it rounds to an integer, held in the low bits
+  constexpr long long shifter_bits = 0x4338000000000000LL;
+  constexpr double inverse_factorial[14] = {1.0, 1.0, 0.5, 0.16666666666666666, 0.041666666666666664,
+                                            0.008333333333333333, 0.001388888888888889, 0.0001984126984126984,
+                                            2.48015873015873e-05, 2.7557319223985893e-06, 2.755731922398589e-07,
+                                            2.505210838544172e-08, 2.08767569878681e-09, 1.6059043836821613e-10};
+  const Lanes<W> shifted = x * log2e + shifter;
+  const Lanes<W> n = shifted - shifter;
+  const Lanes<W> r = (x - n * ln2_hi) - n * ln2_lo;
+  Lanes<W> p = Lanes<W>{} + inverse_factorial[13];
+  for (int d = 12; d >= 0; --d) p = p * r + inverse_factorial[d];
+  Bits k;
+  std::memcpy(&k, &shifted, sizeof k);
+  k -= shifter_bits;  // n as an integer, |n| ≤ 1077 wherever it is used
+  const Bits half = k >> 1;
+  const Bits high = (half + 1023) << 52, low = (k - half + 1023) << 52;  // 2^half and 2^(n − half), both normal
+  Lanes<W> scale_high, scale_low;
+  std::memcpy(&scale_high, &high, sizeof high);
+  std::memcpy(&scale_low, &low, sizeof low);
+  Lanes<W> y = p * scale_high * scale_low;
+  y = x < -746.0 ? Lanes<W>{} : y;  // exp(x) < 2^-1076, half the least subnormal: 0 (and n would not fit)
+  y = x > 710.0 ? Lanes<W>{} + __builtin_inf() : y;
+  return y;
+}
+
 }  // namespace
 
 INFOFLOW_CLONES void multiply(int m, int k, std::int64_t n, const double* A, std::int64_t lda, const double* B,
                               std::int64_t ldb, double* C, std::int64_t ldc, Start start, const double* bias,
                               Finish finish, const double* gate) {
   int r = 0;
-  for (; r + 8 <= m; r += 8) multiply_block<8, 1>(k, n, r, A, lda, B, ldb, C, ldc, bias, start, finish, gate);
-  if (r + 4 <= m) multiply_block<4, 2>(k, n, r, A, lda, B, ldb, C, ldc, bias, start, finish, gate), r += 4;
-  if (r + 2 <= m) multiply_block<2, 4>(k, n, r, A, lda, B, ldb, C, ldc, bias, start, finish, gate), r += 2;
+  for (; r + 8 <= m; r += 8) multiply_block<8, 2>(k, n, r, A, lda, B, ldb, C, ldc, bias, start, finish, gate);
+  if (r + 4 <= m) multiply_block<4, 4>(k, n, r, A, lda, B, ldb, C, ldc, bias, start, finish, gate), r += 4;
+  if (r + 2 <= m) multiply_block<2, 8>(k, n, r, A, lda, B, ldb, C, ldc, bias, start, finish, gate), r += 2;
   if (r < m) multiply_block<1, 8>(k, n, r, A, lda, B, ldb, C, ldc, bias, start, finish, gate);
 }
 
@@ -135,6 +181,12 @@ INFOFLOW_CLONES void multiply_transposed(int m, int k, std::int64_t n, const dou
   if (r < m) multiply_transposed_rows<1>(k, n, r, P, ldp, Q, ldq, G, ldg);
 }
 
+INFOFLOW_CLONES void exponentials(std::int64_t n, double* x) {
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) store<8>(x + i, exp_lanes<8>(load<8>(x + i)));
+  for (; i < n; ++i) x[i] = exp_lanes<1>(x[i]);
+}
+
 INFOFLOW_CLONES void add_row_sums(int m, std::int64_t n, const double* P, std::int64_t ldp, double* g) {
   int r = 0;
   for (; r + 8 <= m; r += 8) add_row_sums_block<8>(n, r, P, ldp, g);
@@ -143,4 +195,4 @@ INFOFLOW_CLONES void add_row_sums(int m, std::int64_t n, const double* P, std::i
   if (r < m) add_row_sums_block<1>(n, r, P, ldp, g);
 }
 
-}  // namespace infoflow::small_products
+}  // namespace infoflow::INFOFLOW_SMALL_PRODUCTS_VARIANT

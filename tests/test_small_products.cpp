@@ -1,0 +1,241 @@
+// numerics/train/small_products: every kernel against a plain loop in the documented order, bit for bit, over random
+// shapes, leading dimensions, starts and finishes; and the dispatched build (the widest clone this CPU runs) against
+// the baseline x86-64 build and the AVX2 build, bit for bit: the instruction set must change the speed only.
+#include "numerics/train/small_products.hpp"
+#include "small_products_variants.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace infoflow;
+using small_products::Finish;
+using small_products::Start;
+
+namespace {
+
+// The kernels as plain loops, in the order small_products.hpp documents.
+void reference_multiply(int m, int k, std::int64_t n, const double* A, std::int64_t lda, const double* B,
+                        std::int64_t ldb, double* C, std::int64_t ldc, Start start, const double* bias, Finish finish,
+                        const double* gate) {
+  for (std::int64_t j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double c = start == Start::Accumulate ? C[i + j * ldc] : start == Start::Bias ? bias[i] : 0.0;
+      for (int kk = 0; kk < k; ++kk) c += A[i + kk * lda] * B[kk + j * ldb];
+      if (finish == Finish::Relu) c = c < 0.0 ? 0.0 : c;
+      if (finish == Finish::Gate) c = gate[i + j * ldc] > 0.0 ? c : 0.0;
+      C[i + j * ldc] = c;
+    }
+}
+void reference_multiply_transposed(int m, int k, std::int64_t n, const double* P, std::int64_t ldp, const double* Q,
+                                   std::int64_t ldq, double* G, std::int64_t ldg) {
+  for (int i = 0; i < m; ++i)
+    for (int kk = 0; kk < k; ++kk)
+      for (std::int64_t j = 0; j < n; ++j) G[i + kk * ldg] += P[i + j * ldp] * Q[kk + j * ldq];
+}
+void reference_row_sums(int m, std::int64_t n, const double* P, std::int64_t ldp, double* g) {
+  for (int i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) g[i] += P[i + j * ldp];
+}
+
+bool avx2_available() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+
+// Entries in [−1, 1], with exact zeros and, when asked, NaNs mixed in (the ReLU must keep a NaN).
+std::vector<double> random_entries(std::size_t count, SplitMix64& rng, bool with_nan) {
+  std::vector<double> v(count);
+  for (auto& x : v) {
+    const std::uint64_t kind = rng.uniform_index(16);
+    x = kind == 0 ? 0.0 : kind == 1 && with_nan ? std::numeric_limits<double>::quiet_NaN() : rng.uniform(-1, 1);
+  }
+  return v;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+std::string first_difference(const std::vector<double>& got, const std::vector<double>& want) {
+  std::ostringstream os;
+  os.precision(17);
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(double)) != 0) {
+      os << "entry " << i << ": " << got[i] << " against " << want[i];
+      break;
+    }
+  return os.str();
+}
+
+struct Shape {
+  int m, k;
+  std::int64_t n, lda, ldb, ldc;
+};
+
+Shape random_shape(SplitMix64& rng) {
+  Shape s;
+  s.m = 1 + static_cast<int>(rng.uniform_index(19));  // every split into blocks of 8, 4, 2 and 1 rows
+  s.k = 1 + static_cast<int>(rng.uniform_index(11));
+  s.n = static_cast<std::int64_t>(rng.uniform_index(38));  // 0 and every remainder of the column blocks
+  s.lda = s.m + static_cast<std::int64_t>(rng.uniform_index(3));
+  s.ldb = s.k + static_cast<std::int64_t>(rng.uniform_index(3));
+  s.ldc = s.m + static_cast<std::int64_t>(rng.uniform_index(3));
+  return s;
+}
+
+std::string describe(const Shape& s, int start, int finish) {
+  std::ostringstream os;
+  os << "m " << s.m << ", k " << s.k << ", n " << s.n << ", lda " << s.lda << ", ldb " << s.ldb << ", ldc " << s.ldc
+     << ", start " << start << ", finish " << finish;
+  return os.str();
+}
+
+}  // namespace
+
+TEST_CASE("small products: multiply equals the plain loop and every instruction set, bit for bit", "[train]") {
+  auto rng = test::rng_for("small-products-multiply");
+  const bool avx2 = avx2_available();
+  const int cases = 400 * test::multiplier();
+  for (int c = 0; c < cases; ++c) {
+    const Shape s = random_shape(rng);
+    const auto start = static_cast<Start>(rng.uniform_index(3));
+    const auto finish = static_cast<Finish>(rng.uniform_index(3));
+    const std::vector<double> A = random_entries(static_cast<std::size_t>(s.lda * s.k), rng, false);
+    const std::vector<double> B = random_entries(static_cast<std::size_t>(s.ldb * s.n), rng, finish == Finish::Relu);
+    const std::vector<double> bias = random_entries(static_cast<std::size_t>(s.m), rng, false);
+    const std::vector<double> gate = random_entries(static_cast<std::size_t>(s.ldc * s.n), rng, false);
+    const std::vector<double> C0 = random_entries(static_cast<std::size_t>(s.ldc * s.n), rng, false);
+    INFO(describe(s, static_cast<int>(start), static_cast<int>(finish)));
+    std::vector<double> want = C0, got = C0, baseline = C0, wide = C0;
+    reference_multiply(s.m, s.k, s.n, A.data(), s.lda, B.data(), s.ldb, want.data(), s.ldc, start, bias.data(), finish,
+                       gate.data());
+    small_products::multiply(s.m, s.k, s.n, A.data(), s.lda, B.data(), s.ldb, got.data(), s.ldc, start, bias.data(),
+                             finish, gate.data());
+    small_products_baseline::multiply(s.m, s.k, s.n, A.data(), s.lda, B.data(), s.ldb, baseline.data(), s.ldc, start,
+                                      bias.data(), finish, gate.data());
+    INFO("dispatched: " << first_difference(got, want) << "; baseline: " << first_difference(baseline, want));
+    REQUIRE(same_bits(got, want));  // also: the padding rows between m and ldc are untouched
+    REQUIRE(same_bits(baseline, want));
+    if (avx2) {
+      small_products_avx2::multiply(s.m, s.k, s.n, A.data(), s.lda, B.data(), s.ldb, wide.data(), s.ldc, start,
+                                    bias.data(), finish, gate.data());
+      INFO("AVX2: " << first_difference(wide, want));
+      REQUIRE(same_bits(wide, want));
+    }
+  }
+}
+
+TEST_CASE("small products: a ReLU keeps a NaN and the gate passes nothing where its entry is a NaN or zero", "[train]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double A[2] = {1.0, -1.0}, B[1] = {nan}, bias[2] = {0.0, 0.0};
+  double C[2] = {7.0, 7.0};
+  small_products::multiply(2, 1, 1, A, 2, B, 1, C, 2, Start::Zero, bias, Finish::Relu, nullptr);
+  REQUIRE(std::isnan(C[0]));
+  REQUIRE(std::isnan(C[1]));
+  const double B2[1] = {2.0}, gate[2] = {nan, 0.0};
+  small_products::multiply(2, 1, 1, A, 2, B2, 1, C, 2, Start::Zero, nullptr, Finish::Gate, gate);
+  REQUIRE(C[0] == 0.0);
+  REQUIRE(C[1] == 0.0);
+  const double gate_open[2] = {0.5, 3.0};
+  small_products::multiply(2, 1, 1, A, 2, B2, 1, C, 2, Start::Zero, nullptr, Finish::Gate, gate_open);
+  REQUIRE(C[0] == 2.0);
+  REQUIRE(C[1] == -2.0);
+}
+
+TEST_CASE("small products: multiply_transposed and row sums equal the plain loops and every instruction set", "[train]") {
+  auto rng = test::rng_for("small-products-transposed");
+  const bool avx2 = avx2_available();
+  const int cases = 400 * test::multiplier();
+  for (int c = 0; c < cases; ++c) {
+    const Shape s = random_shape(rng);
+    // P is m × n (leading dimension lda), Q is k × n (ldb), G is m × k (ldc).
+    const std::vector<double> P = random_entries(static_cast<std::size_t>(s.lda * s.n), rng, false);
+    const std::vector<double> Q = random_entries(static_cast<std::size_t>(s.ldb * s.n), rng, false);
+    const std::vector<double> G0 = random_entries(static_cast<std::size_t>(s.ldc * s.k), rng, false);
+    INFO(describe(s, -1, -1));
+    std::vector<double> want = G0, got = G0, baseline = G0, wide = G0;
+    reference_multiply_transposed(s.m, s.k, s.n, P.data(), s.lda, Q.data(), s.ldb, want.data(), s.ldc);
+    small_products::multiply_transposed(s.m, s.k, s.n, P.data(), s.lda, Q.data(), s.ldb, got.data(), s.ldc);
+    small_products_baseline::multiply_transposed(s.m, s.k, s.n, P.data(), s.lda, Q.data(), s.ldb, baseline.data(),
+                                                 s.ldc);
+    INFO("dispatched: " << first_difference(got, want) << "; baseline: " << first_difference(baseline, want));
+    REQUIRE(same_bits(got, want));
+    REQUIRE(same_bits(baseline, want));
+    if (avx2) {
+      small_products_avx2::multiply_transposed(s.m, s.k, s.n, P.data(), s.lda, Q.data(), s.ldb, wide.data(), s.ldc);
+      REQUIRE(same_bits(wide, want));
+    }
+
+    const std::vector<double> g0 = random_entries(static_cast<std::size_t>(s.m), rng, false);
+    std::vector<double> sums_want = g0, sums_got = g0, sums_baseline = g0, sums_wide = g0;
+    reference_row_sums(s.m, s.n, P.data(), s.lda, sums_want.data());
+    small_products::add_row_sums(s.m, s.n, P.data(), s.lda, sums_got.data());
+    small_products_baseline::add_row_sums(s.m, s.n, P.data(), s.lda, sums_baseline.data());
+    REQUIRE(same_bits(sums_got, sums_want));
+    REQUIRE(same_bits(sums_baseline, sums_want));
+    if (avx2) {
+      small_products_avx2::add_row_sums(s.m, s.n, P.data(), s.lda, sums_wide.data());
+      REQUIRE(same_bits(sums_wide, sums_want));
+    }
+  }
+}
+
+namespace {
+
+// Distance in units in the last place between two finite doubles of the same sign (or both zero).
+std::int64_t ulps_apart(double a, double b) {
+  std::int64_t ia, ib;
+  std::memcpy(&ia, &a, sizeof a);
+  std::memcpy(&ib, &b, sizeof b);
+  return ia > ib ? ia - ib : ib - ia;
+}
+
+}  // namespace
+
+TEST_CASE("small products: exponentials are within 2 ulp of std::exp, and the same bits on every instruction set",
+          "[train]") {
+  auto rng = test::rng_for("small-products-exp");
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> x = {0.0, -0.0, 1.0, -1.0, 0.5 * std::log(2.0), -0.5 * std::log(2.0), 1e-300, -1e-300,
+                           -708.0, -708.5, -709.0, -740.0, -744.0, -745.0, -745.13, -745.2, -746.0, -746.5, -1e6,
+                           709.0, 709.7, 709.78, 709.79, 710.0, 710.5, 1e6, -inf, inf, nan};
+  const int random = 20000 * test::multiplier();
+  for (int i = 0; i < random; ++i) x.push_back(rng.uniform(-760, 720));
+  for (int i = 0; i < random; ++i) x.push_back(rng.uniform(-1, 1));  // where the softmax spends its time
+  std::vector<double> got = x, baseline = x, wide = x;
+  small_products::exponentials(static_cast<std::int64_t>(got.size()), got.data());
+  small_products_baseline::exponentials(static_cast<std::int64_t>(baseline.size()), baseline.data());
+  REQUIRE(same_bits(got, baseline));
+  if (avx2_available()) {
+    small_products_avx2::exponentials(static_cast<std::int64_t>(wide.size()), wide.data());
+    REQUIRE(same_bits(got, wide));
+  }
+  std::int64_t worst = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double want = std::exp(x[i]);
+    std::ostringstream os;
+    os.precision(17);
+    os << "exp(" << x[i] << "): " << got[i] << ", std::exp " << want;
+    INFO(os.str());
+    if (std::isnan(want)) {
+      REQUIRE(std::isnan(got[i]));
+    } else if (std::isinf(want) || want == 0.0) {
+      REQUIRE(got[i] == want);
+    } else {
+      const std::int64_t d = ulps_apart(got[i], want);
+      worst = std::max(worst, d);
+      REQUIRE(d <= 2);
+    }
+  }
+  WARN("largest distance from std::exp: " << worst << " ulp over " << x.size() << " arguments");
+}
