@@ -230,9 +230,11 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
       // a_n = Σ_t w_t v_t (raw loops: these vectors are a few entries long, too short for Eigen's kernels).
       double* a_n = w.concat.data() + static_cast<Eigen::Index>(n) * layer.concat_dim + row;
       const double* v = hw.values.data() + base * ho.value_dim;
-      for (int i = 0; i < ho.value_dim; ++i) a_n[i] = 0.0;
-      for (int t = 0; t < T; ++t)
-        for (int i = 0; i < ho.value_dim; ++i) a_n[i] += hw.weights(base + t) * v[t * ho.value_dim + i];
+      for (int i = 0; i < ho.value_dim; ++i) {  // the sum in a register, not through memory
+        double sum = 0.0;
+        for (int t = 0; t < T; ++t) sum += hw.weights(base + t) * v[t * ho.value_dim + i];
+        a_n[i] = sum;
+      }
     }
     row += ho.value_dim;
   }
@@ -256,15 +258,14 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
     hw.g_values.resize(ho.value_dim, NT);
     hw.g_keys.resize(ho.key_dim, NT);
     hw.g_q.setZero(ho.key_dim);
-    hw.g_weights.resize(T);
+    hw.g_scores.resize(NT);
     double g_beta = 0;
     const int vd = ho.value_dim, kd = ho.key_dim;
-    const double* q = hw.q.data();
-    double* g_q = hw.g_q.data();
     for (int n = 0; n < N; ++n) {
       const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
       const double* g_a = w.g_concat.data() + static_cast<Eigen::Index>(n) * layer.concat_dim + row;
-      // a = Σ w_t v_t: dv_t = w_t g_a; dw_t = g_a·v_t; softmax: dz_t = w_t (dw_t − Σ_s w_s dw_s); z_t = β q·k_t.
+      // a = Σ w_t v_t: dv_t = w_t g_a; dw_t = g_a·v_t; softmax: dz_t = w_t (dw_t − Σ_s w_s dw_s); z_t = β s_t.
+      double* g_s = hw.g_scores.data() + base;
       double mean = 0;
       for (int t = 0; t < T; ++t) {
         const double wt = hw.weights(base + t);
@@ -275,20 +276,19 @@ double BatchedSingleLayer::sse(const double* params, const double* temperatures,
           gv[i] = wt * g_a[i];
           dw += g_a[i] * v[i];
         }
-        hw.g_weights(t) = dw;
+        g_s[t] = dw;
         mean += wt * dw;
       }
       for (int t = 0; t < T; ++t) {
-        const double dz = hw.weights(base + t) * (hw.g_weights(t) - mean);
+        const double dz = hw.weights(base + t) * (g_s[t] - mean);
         g_beta += dz * hw.scores(base + t);
-        const double* k = hw.keys.data() + (base + t) * kd;
-        double* gk = hw.g_keys.data() + (base + t) * kd;
-        for (int i = 0; i < kd; ++i) {
-          g_q[i] += beta * dz * k[i];
-          gk[i] = beta * dz * q[i];
-        }
+        g_s[t] = beta * dz;
       }
     }
+    // s_j = q·k_j: d/dk_j = q (β dz_j), and d/dq = Σ_j k_j (β dz_j).
+    small_products::multiply(kd, 1, NT, hw.q.data(), kd, hw.g_scores.data(), 1, hw.g_keys.data(), kd,
+                             small_products::Start::Zero);
+    small_products::multiply_transposed(kd, 1, NT, hw.keys.data(), kd, hw.g_scores.data(), 1, hw.g_q.data(), kd);
     if (temperature_grad) temperature_grad[ho.temperature] += g_beta;
     add_weight_gradient(grad, ho.V, ho.value_dim, E, hw.g_values, w.U);
     add_weight_gradient(grad, ho.K, ho.key_dim, E, hw.g_keys, w.U);

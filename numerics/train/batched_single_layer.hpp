@@ -43,7 +43,7 @@ class BatchedSingleLayer {
     Eigen::VectorXd q, g_q;
     Eigen::MatrixXd keys, values, g_keys, g_values;  // key_dim × NT, value_dim × NT
     Eigen::RowVectorXd scores, weights;              // 1 × NT: q·k_t, and the softmax per sample
-    Eigen::VectorXd g_weights;                       // T: d(loss)/d(w_t) of the sample in hand
+    Eigen::RowVectorXd g_scores;                     // 1 × NT: d(loss)/d(q·k_t)
   };
   struct Workspace {
     MapWork encoder, readout;

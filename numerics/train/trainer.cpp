@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 
@@ -98,6 +99,7 @@ TrainResult train_with(const Engine& g, const Model& start, const Dataset& train
   const bool full_batch = batch == N;
   std::vector<std::size_t> picked;
   picked.reserve(static_cast<std::size_t>(batch));
+  const auto loop_start = std::chrono::steady_clock::now();
   for (int step = 1; step <= o.steps; ++step) {
     const bool repack = !full_batch || step == 1;
     if (repack) {
@@ -163,6 +165,7 @@ TrainResult train_with(const Engine& g, const Model& start, const Dataset& train
       }
     }
   }
+  out.loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
   out.model = m;
   out.train = model_errors(m, train);
   out.valid = model_errors(m, valid.y.empty() ? train : valid);

@@ -36,6 +36,9 @@ struct TrainResult {
   int steps_run = 0;
   bool reached_target = false;
   std::vector<std::pair<int, double>> curve;  // (step, validation RMSE)
+  // Wall time of the steps and their validation evaluations: what bench/pytorch_train.py times on its side (not the
+  // setup, not the final reference errors above). For benchmarks only; never in a report.
+  double loop_seconds = 0;
 };
 
 /// Trains `start` on `train`, evaluating on `valid` (on `train` when `valid` is empty). Throws ContractError for
