@@ -94,70 +94,116 @@ bool ModelFitOptions::is_valid(std::string* why) const {
   return true;
 }
 
+namespace {
+
+// One candidate model of a fit: a restart's Levenberg–Marquardt or AdamW result.
+struct Candidate {
+  Model model;
+  ErrorStats train, valid;
+  int iterations = 0;
+  std::string termination;
+  FitMethod method = FitMethod::LevenbergMarquardt;
+};
+
+Candidate levenberg_marquardt(Model m, const SingleLayerGradient& grad, const Dataset& train, const Dataset& valid,
+                              const ModelFitOptions& o) {
+  const int P = static_cast<int>(m.params.size());
+  ceres::Problem problem;
+  const int n_temperatures = static_cast<int>(m.temperatures.size());
+  for (std::size_t i = 0; i < train.y.size(); ++i) {
+    if (o.free_temperatures)
+      problem.AddResidualBlock(new SingleLayerResidual(grad, train.X[i], train.y[i], P, n_temperatures), nullptr,
+                               m.params.data(), m.temperatures.data());
+    else
+      problem.AddResidualBlock(new SingleLayerResidual(grad, m.temperatures, train.X[i], train.y[i], P), nullptr,
+                               m.params.data());
+  }
+  if (o.weight_bound > 0 && !mutated(Mutant::ClassFitUnbounded))
+    for (int k = 0; k < P; ++k) {
+      problem.SetParameterLowerBound(m.params.data(), k, -o.weight_bound);
+      problem.SetParameterUpperBound(m.params.data(), k, o.weight_bound);
+    }
+  if (o.free_temperatures)
+    for (int k = 0; k < n_temperatures; ++k) problem.SetParameterLowerBound(m.temperatures.data(), k, kMinTemperature);
+  const ceres::Solver::Options so = levenberg_marquardt_options(o.max_iterations);
+  ceres::Solver::Summary summary;
+  if (!mutated(Mutant::FitterSkipsSolve)) ceres::Solve(so, &problem, &summary);
+  Candidate c;
+  c.iterations = static_cast<int>(summary.iterations.size());
+  c.termination = ceres::TerminationTypeToString(summary.termination_type);
+  c.train = model_errors(m, train);
+  c.valid = model_errors(m, valid.y.empty() ? train : valid);
+  c.model = std::move(m);
+  return c;
+}
+
+Candidate adamw(const Model& start, const Dataset& train, const Dataset& valid, const ModelFitOptions& o, int restart) {
+  TrainOptions t;
+  t.steps = o.adam_steps;
+  t.batch = static_cast<int>(train.y.size());
+  t.learning_rate = o.adam_learning_rate;
+  t.weight_bound = o.weight_bound;
+  t.free_temperatures = o.free_temperatures;
+  t.seed = derive_seed(o.seed, "adam-" + std::to_string(restart));
+  Candidate c;
+  c.method = FitMethod::AdamW;
+  c.iterations = o.adam_steps;
+  c.termination = "STEPS";
+  c.model = start;
+  if (!mutated(Mutant::FitterSkipsSolve)) {
+    try {
+      c.model = train_model(start, train, valid, t).model;
+    } catch (const NumericError&) {  // a diverged training is a candidate that loses, not a failed fit
+      c.termination = "DIVERGED";
+      c.train = c.valid = ErrorStats{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+      return c;
+    }
+  }
+  c.train = model_errors(c.model, train);
+  c.valid = model_errors(c.model, valid.y.empty() ? train : valid);
+  return c;
+}
+
+}  // namespace
+
+const char* fit_method_name(FitMethod m) { return m == FitMethod::AdamW ? "adamw" : "levenberg-marquardt"; }
+
 ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, const Dataset& valid,
                                 const ModelFitOptions& o) {
   if (std::string why; !o.is_valid(&why)) throw ContractError("fit_single_layer", "ModelFitOptions::" + why);
   if (train.y.empty()) throw ContractError("fit_single_layer", "training set: expected at least one sample");
   const ParamLayout layout(arch);
   const SingleLayerGradient grad(layout);
-  const int P = static_cast<int>(layout.size());
-
-  std::vector<Model> models(o.restarts);
-  std::vector<ErrorStats> valid_err(o.restarts), train_err(o.restarts);
-  std::vector<int> iterations(o.restarts, 0);
-  std::vector<std::string> termination(o.restarts);
+  const int R = o.restarts;
+  // Candidates 0 .. R−1: Levenberg–Marquardt from each restart's initial model; R .. 2R−1 (with adam_steps): AdamW
+  // from the same initial models.
+  std::vector<Candidate> candidates(o.adam_steps > 0 ? 2 * R : R);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, o.threads))
-  for (int r = 0; r < o.restarts; ++r) {
+  for (int r = 0; r < R; ++r) {
     SplitMix64 rng(derive_seed(o.seed, "restart-" + std::to_string(r)));
-    Model m = make_model<double>(arch);
-    if (r == 0 && o.warm_start) m = embed_in_wider(*o.warm_start, arch, derive_seed(o.seed, "embed"), o.init_scale);
-    else initialise_weights(m, layout, rng, o.init_scale, o.temperature);
-    if (o.weight_bound > 0) clamp_weights(m, o.weight_bound);  // a feasible start (warm starts included)
-    if (o.adam_steps > 0) {
-      TrainOptions t;
-      t.steps = o.adam_steps;
-      t.batch = static_cast<int>(train.y.size());
-      t.learning_rate = o.adam_learning_rate;
-      t.weight_bound = o.weight_bound;
-      t.free_temperatures = o.free_temperatures;
-      t.seed = derive_seed(o.seed, "adam-" + std::to_string(r));
-      m = train_model(m, train, valid, t).model;
-    }
-    ceres::Problem problem;
-    const int n_temperatures = static_cast<int>(m.temperatures.size());
-    for (std::size_t i = 0; i < train.y.size(); ++i) {
-      if (o.free_temperatures)
-        problem.AddResidualBlock(new SingleLayerResidual(grad, train.X[i], train.y[i], P, n_temperatures), nullptr,
-                                 m.params.data(), m.temperatures.data());
-      else
-        problem.AddResidualBlock(new SingleLayerResidual(grad, m.temperatures, train.X[i], train.y[i], P), nullptr,
-                                 m.params.data());
-    }
-    if (o.weight_bound > 0 && !mutated(Mutant::ClassFitUnbounded))
-      for (int k = 0; k < P; ++k) {
-        problem.SetParameterLowerBound(m.params.data(), k, -o.weight_bound);
-        problem.SetParameterUpperBound(m.params.data(), k, o.weight_bound);
-      }
-    if (o.free_temperatures)
-      for (int k = 0; k < n_temperatures; ++k) problem.SetParameterLowerBound(m.temperatures.data(), k, kMinTemperature);
-    const ceres::Solver::Options so = levenberg_marquardt_options(o.max_iterations);
-    ceres::Solver::Summary summary;
-    if (!mutated(Mutant::FitterSkipsSolve)) ceres::Solve(so, &problem, &summary);
-    iterations[r] = static_cast<int>(summary.iterations.size());
-    termination[r] = ceres::TerminationTypeToString(summary.termination_type);
-    train_err[r] = model_errors(m, train);
-    valid_err[r] = model_errors(m, valid.y.empty() ? train : valid);
-    models[r] = std::move(m);
+    Model init = make_model<double>(arch);
+    if (r == 0 && o.warm_start) init = embed_in_wider(*o.warm_start, arch, derive_seed(o.seed, "embed"), o.init_scale);
+    else initialise_weights(init, layout, rng, o.init_scale, o.temperature);
+    if (o.weight_bound > 0) clamp_weights(init, o.weight_bound);  // a feasible start (warm starts included)
+    if (o.adam_steps > 0) candidates[R + r] = adamw(init, train, valid, o, r);
+    candidates[r] = levenberg_marquardt(std::move(init), grad, train, valid, o);
   }
 
   ModelFitResult out;
-  for (int r = 0; r < o.restarts; ++r) out.restart_valid_rmse.push_back(valid_err[r].rmse);
+  for (const Candidate& c : candidates) out.restart_valid_rmse.push_back(c.valid.rmse);
   out.best_restart = best_restart(out.restart_valid_rmse, "fit");
-  out.model = models[out.best_restart];
-  out.train = train_err[out.best_restart];
-  out.valid = valid_err[out.best_restart];
-  out.iterations = iterations[out.best_restart];
-  out.termination = termination[out.best_restart];
+  const std::vector<double> lm_rmse(out.restart_valid_rmse.begin(), out.restart_valid_rmse.begin() + R);
+  int best_lm = -1;  // every LM candidate may have diverged while an AdamW one did not
+  for (int r = 0; r < R; ++r)
+    if (std::isfinite(lm_rmse[r]) && (best_lm < 0 || lm_rmse[r] < lm_rmse[best_lm])) best_lm = r;
+  out.best_lm_model = candidates[best_lm >= 0 ? best_lm : out.best_restart].model;
+  Candidate& best = candidates[out.best_restart];
+  out.model = std::move(best.model);
+  out.train = best.train;
+  out.valid = best.valid;
+  out.iterations = best.iterations;
+  out.termination = best.termination;
+  out.method = best.method;
   return out;
 }
 

@@ -34,9 +34,11 @@ struct ModelFitOptions {
   /// Fit the temperatures too (kept ≥ kMinTemperature). With unbounded weights they are redundant with the scale
   /// of Q; with bounded weights they are the only way to sharpen attention.
   bool free_temperatures = false;
-  /// When > 0, each restart first takes this many full-batch AdamW steps (numerics/train, learning rate
-  /// adam_learning_rate, cosine schedule) and Levenberg–Marquardt then polishes the result: the first-order phase
-  /// moves far cheaply, LM converges fast near a minimum.
+  /// When > 0, each restart's initial model is also trained by this many full-batch AdamW steps (numerics/train,
+  /// learning rate adam_learning_rate, cosine schedule), a second candidate beside Levenberg–Marquardt's from the
+  /// same start; the fit keeps the candidate with the lowest validation RMSE. The LM candidates are exactly those of
+  /// a fit without AdamW, so adding it never makes the validation error worse (docs/training.md: first-order training
+  /// finds better minima at most points, LM the exact and sharp ones).
   int adam_steps = 0;
   double adam_learning_rate = 1e-2;
   /// When set, restart 0 starts from this narrower model embedded in the wider architecture (same function:
@@ -54,16 +56,28 @@ struct ErrorStats {
   double max_abs = 0.0;
 };
 
+/// Which optimiser produced a fitted model.
+enum class FitMethod { LevenbergMarquardt, AdamW };
+/// "levenberg-marquardt" or "adamw", as the results name them.
+const char* fit_method_name(FitMethod m);
+
 struct ModelFitResult {
   Model model;
   ErrorStats train;
   ErrorStats valid;
+  /// The kept candidate: restart r's LM fit is r, its AdamW fit (with adam_steps) R + r for R restarts.
   int best_restart = -1;
-  std::vector<double> restart_valid_rmse;  // NaN for a restart whose fit diverged
+  std::vector<double> restart_valid_rmse;  // per candidate, in that order; NaN for one whose fit diverged
+  /// LM iterations, or AdamW steps, of the kept candidate.
   int iterations = 0;
-  /// How Ceres stopped the best restart: "CONVERGENCE", or "NO_CONVERGENCE" when it hit the iteration
-  /// cap (then the fit is not a local minimum, and what it shows about the class is weaker still).
+  /// How it stopped: Ceres's "CONVERGENCE", or "NO_CONVERGENCE" when it hit the iteration cap (then the fit is not a
+  /// local minimum, and what it shows about the class is weaker still); "STEPS" for AdamW.
   std::string termination;
+  FitMethod method = FitMethod::LevenbergMarquardt;
+  /// The LM candidate with the lowest validation RMSE (the kept model when there are no AdamW candidates). A width
+  /// sweep warm-starts the next width from it, so that its LM candidates stay exactly those of a sweep without AdamW
+  /// and the AdamW candidates can only lower the error at every width.
+  Model best_lm_model;
 };
 
 /// `small` embedded in `big` (same shapes but wider FFNs): shared entries copied, new hidden units with random

@@ -33,7 +33,7 @@ struct SingleLayerStudySettings {
   int valid_samples = 400;
   int restarts = 3;
   int max_iterations = 150;
-  int adam_steps = 0;  // > 0: AdamW steps before the LM polish (ModelFitOptions::adam_steps)
+  int adam_steps = 0;  // > 0: each restart also trains by AdamW for this many steps (ModelFitOptions::adam_steps)
   int witness_candidates = 600;
   int witness_refine = 3;
   /// True when every field is in range; otherwise false, with the first violation in *why.
@@ -59,8 +59,9 @@ struct WidthFit {
   int best_restart = -1;
   bool warm_started = false;
   std::vector<double> restart_valid_rmse;
-  int iterations = 0;
-  std::string termination;  // Ceres's, for the best restart ("NO_CONVERGENCE": the iteration cap)
+  int iterations = 0;       // LM iterations or AdamW steps of the kept candidate
+  std::string termination;  // how it stopped (ModelFitResult::termination; "NO_CONVERGENCE": LM's iteration cap)
+  std::string method;       // "levenberg-marquardt" or "adamw" (ModelFitOptions::adam_steps)
   std::string weights_file;
   nlohmann::json weights;  // the model in the weights format (docs/weights-format.md)
 
@@ -87,7 +88,7 @@ struct WitnessRecord {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WidthFit, variant, T, n, p, M_ffn, M_total, max_abs_weight, train_rmse, train_max,
                                    valid_rmse, valid_max, valid_target_std, best_restart, warm_started,
-                                   restart_valid_rmse, iterations, termination, weights_file, weights)
+                                   restart_valid_rmse, iterations, termination, method, weights_file, weights)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WitnessRecord, variant, T, n, p, eps, found, certified, reason, target_gap_lower,
                                    state_distance_upper, width_lower_bound, X1, X2)
 
