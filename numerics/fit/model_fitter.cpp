@@ -103,7 +103,19 @@ struct Candidate {
   int iterations = 0;
   std::string termination;
   FitMethod method = FitMethod::LevenbergMarquardt;
+  double route_gap = 0;  // ModelFitResult::max_route_gap for this candidate
 };
+
+// How far the optimiser's own RMSE is from the reference's on `data`: |own − reference| / max(reference, 1e-8·rms(y)),
+// +∞ when either is not finite. The floor keeps an exact fit (RMSE near 1e-13, thm2's arg-max) from turning rounding
+// into a large relative gap: differences below 1e-8 of the targets' scale are rounding, not a defect.
+double route_gap(double own, double reference, const Dataset& data) {
+  if (!std::isfinite(own) || !std::isfinite(reference)) return std::numeric_limits<double>::infinity();
+  double sq = 0;
+  for (double y : data.y) sq += y * y;
+  const double floor = 1e-8 * std::sqrt(sq / static_cast<double>(std::max<std::size_t>(1, data.y.size())));
+  return std::fabs(own - reference) / std::max({std::fabs(reference), floor, std::numeric_limits<double>::min()});
+}
 
 Candidate levenberg_marquardt(Model m, const SingleLayerGradient& grad, const Dataset& train, const Dataset& valid,
                               const ModelFitOptions& o) {
@@ -133,6 +145,8 @@ Candidate levenberg_marquardt(Model m, const SingleLayerGradient& grad, const Da
   c.termination = ceres::TerminationTypeToString(summary.termination_type);
   c.train = model_errors(m, train);
   c.valid = model_errors(m, valid.y.empty() ? train : valid);
+  // Ceres's final cost is ½ Σ r² from the analytic-gradient code's forward sweep (single_layer_gradient.cpp).
+  c.route_gap = route_gap(std::sqrt(2 * summary.final_cost / static_cast<double>(train.y.size())), c.train.rmse, train);
   c.model = std::move(m);
   return c;
 }
@@ -150,9 +164,12 @@ Candidate adamw(const Model& start, const Dataset& train, const Dataset& valid, 
   c.iterations = o.adam_steps;
   c.termination = "STEPS";
   c.model = start;
+  double own_valid_rmse = std::numeric_limits<double>::quiet_NaN();
   if (!mutated(Mutant::FitterSkipsSolve)) {
     try {
-      c.model = train_model(start, train, valid, t).model;
+      TrainResult r = train_model(start, train, valid, t);
+      c.model = std::move(r.model);
+      own_valid_rmse = r.curve.back().second;  // the batched engine's, at the last step (trainer.cpp)
     } catch (const NumericError&) {  // a diverged training is a candidate that loses, not a failed fit
       c.termination = "DIVERGED";
       c.train = c.valid = ErrorStats{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
@@ -161,6 +178,7 @@ Candidate adamw(const Model& start, const Dataset& train, const Dataset& valid, 
   }
   c.train = model_errors(c.model, train);
   c.valid = model_errors(c.model, valid.y.empty() ? train : valid);
+  if (std::isfinite(own_valid_rmse)) c.route_gap = route_gap(own_valid_rmse, c.valid.rmse, valid.y.empty() ? train : valid);
   return c;
 }
 
@@ -204,6 +222,7 @@ ModelFitResult fit_single_layer(const Architecture& arch, const Dataset& train, 
   out.iterations = best.iterations;
   out.termination = best.termination;
   out.method = best.method;
+  for (const Candidate& c : candidates) out.max_route_gap = std::max(out.max_route_gap, c.route_gap);
   return out;
 }
 

@@ -75,6 +75,7 @@ std::vector<WidthFit> fit_configuration(const SingleLayerStudySettings& s, const
     w.iterations = fit.iterations;
     w.termination = fit.termination;
     w.method = fit_method_name(fit.method);
+    w.route_gap = fit.max_route_gap;
     w.weights_file = file;
     w.weights = weights_to_json(fit.model);
     write_json_file((std::filesystem::path(ctx.out_dir) / file).string(), w.weights);
@@ -295,6 +296,26 @@ Check fits_learn_check(const SingleLayerStudy& study, const std::vector<int>& wi
           "method in each row) has validation RMSE below the targets' standard deviation; fits that stopped at the "
           "LM iteration cap and configurations whose error did not change with the width (stalls) are counted",
           measured, {{"relation", "valid_rmse < std(target)"}}};
+}
+
+Check fit_routes_agree_check(const SingleLayerStudy& study, const std::string& id) {
+  double worst = 0;
+  json disagreeing = json::array();
+  for (const auto& f : study.fits) {
+    worst = std::max(worst, f.route_gap);
+    if (!(f.route_gap <= kRouteAgreement))
+      disagreeing.push_back({{"variant", f.variant}, {"T", f.T}, {"n", f.n}, {"p", f.p},
+                             {"route_gap", std::isfinite(f.route_gap) ? json(f.route_gap) : json("not finite")}});
+  }
+  const json measured{{"fits", study.fits.size()}, {"largest_gap", std::isfinite(worst) ? json(worst) : json("not finite")},
+                      {"disagreeing", disagreeing}};
+  return {id, Grade::Sampled,
+          study.fits.empty() ? Verdict::Inconclusive : disagreeing.empty() ? Verdict::Pass : Verdict::Fail,
+          "every candidate of every fit (each restart's Levenberg-Marquardt and AdamW model): its error as the optimiser "
+          "computed it (Ceres's final cost, from the analytic-gradient code; the trainer's batched validation RMSE) "
+          "equals the reference forward pass's on the same data, within the stated gap (relative to the reference "
+          "RMSE, or to 1e-8 of the targets' RMS when the fit is more exact than that)",
+          measured, {{"gap", "<= " + format_number(kRouteAgreement)}}};
 }
 
 }  // namespace infoflow

@@ -62,6 +62,7 @@ struct WidthFit {
   int iterations = 0;       // LM iterations or AdamW steps of the kept candidate
   std::string termination;  // how it stopped (ModelFitResult::termination; "NO_CONVERGENCE": LM's iteration cap)
   std::string method;       // "levenberg-marquardt" or "adamw" (ModelFitOptions::adam_steps)
+  double route_gap = 0.0;   // ModelFitResult::max_route_gap: the optimisers' own errors against the reference's
   std::string weights_file;
   nlohmann::json weights;  // the model in the weights format (docs/weights-format.md)
 
@@ -88,7 +89,7 @@ struct WitnessRecord {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WidthFit, variant, T, n, p, M_ffn, M_total, max_abs_weight, train_rmse, train_max,
                                    valid_rmse, valid_max, valid_target_std, best_restart, warm_started,
-                                   restart_valid_rmse, iterations, termination, method, weights_file, weights)
+                                   restart_valid_rmse, iterations, termination, method, route_gap, weights_file, weights)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WitnessRecord, variant, T, n, p, eps, found, certified, reason, target_gap_lower,
                                    state_distance_upper, width_lower_bound, X1, X2)
 
@@ -127,5 +128,15 @@ Series kappa_vs_T_series(const std::string& id, const std::string& title, const 
 Check witness_check(const SingleLayerStudy& study, const std::string& id);
 /// Check: the widest model of every configuration beats predicting the mean (the fits learned something).
 Check fits_learn_check(const SingleLayerStudy& study, const std::vector<int>& widths, const std::string& id);
+
+/// Two routes to each fitted candidate's error must agree: the optimiser's own (Ceres's final cost, the trainer's
+/// batched validation RMSE) and the reference forward pass's, within kRouteAgreement relative. Fails on any gap beyond
+/// it (a non-finite one included): a defect in one of the three forward implementations, or an overflow in one.
+Check fit_routes_agree_check(const SingleLayerStudy& study, const std::string& id);
+
+/// Agreement required of two double-precision evaluations of one model's RMSE (ModelFitResult::max_route_gap: relative,
+/// with a floor of 1e-8 of the targets' RMS): they differ only in the order of operations, by ~1e-14 on these models;
+/// 1e-6 leaves room for ill-conditioned softmaxes (large logits) and still catches a defect that moves a prediction.
+inline constexpr double kRouteAgreement = 1e-6;
 
 }  // namespace infoflow

@@ -83,6 +83,7 @@ SingleLayerStudy run_single_layer_evidence(const DepthSeparationConfig& cfg, con
     if (!wit.x.empty()) r.series.push_back(wit);
   }
   r.checks.push_back(fits_learn_check(study, s.widths, "single-layer.fits-learn"));
+  r.checks.push_back(fit_routes_agree_check(study, "single-layer.fit-routes-agree"));
 
   r.checks.push_back(witness_check(study, "witnesses.certified"));
   return study;

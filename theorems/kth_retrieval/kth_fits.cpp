@@ -194,6 +194,7 @@ void run_kth_fits(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteR
   }
 
   r.checks.push_back(fits_learn_check(study, cfg.study.widths, "fits.learn"));
+  r.checks.push_back(fit_routes_agree_check(study, "fits.routes-agree"));
   r.checks.push_back(witness_check(study, "witnesses.certified"));
 
   {
