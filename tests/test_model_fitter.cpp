@@ -106,6 +106,10 @@ TEST_CASE("AdamW candidates beside LM: the LM candidates are unchanged and the k
   CHECK(both.best_restart >= 2);
   CHECK(both.termination == "STEPS");
   REQUIRE(both.valid.rmse == *std::min_element(both.restart_valid_rmse.begin(), both.restart_valid_rmse.end()));
+  // The width sweep's warm start is the best LM candidate, so the next width's LM candidates stay unchanged.
+  REQUIRE(model_errors(both.best_lm_model, valid).rmse ==
+          *std::min_element(both.restart_valid_rmse.begin(), both.restart_valid_rmse.begin() + 2));
+  REQUIRE(both.max_route_gap <= 1e-6);
   // With enough LM iterations an LM candidate can win again; either way the kept one is the lowest.
   o.max_iterations = 200;
   const ModelFitResult long_lm = fit_single_layer(arch, train, valid, o);
