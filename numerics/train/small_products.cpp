@@ -30,21 +30,25 @@ template <>
 struct LanesOf<8> {
   typedef double type __attribute__((vector_size(64)));
   typedef long long Bits __attribute__((vector_size(64)));
+  typedef unsigned long long UnsignedBits __attribute__((vector_size(64)));
 };
 template <>
 struct LanesOf<4> {
   typedef double type __attribute__((vector_size(32)));
   typedef long long Bits __attribute__((vector_size(32)));
+  typedef unsigned long long UnsignedBits __attribute__((vector_size(32)));
 };
 template <>
 struct LanesOf<2> {
   typedef double type __attribute__((vector_size(16)));
   typedef long long Bits __attribute__((vector_size(16)));
+  typedef unsigned long long UnsignedBits __attribute__((vector_size(16)));
 };
 template <>
 struct LanesOf<1> {
   typedef double type;
   typedef long long Bits;
+  typedef unsigned long long UnsignedBits;
 };
 template <int W>
 using Lanes = typename LanesOf<W>::type;
@@ -136,7 +140,7 @@ INFOFLOW_INLINE Lanes<W> exp_lanes(Lanes<W> x) {
   constexpr double log2e = 1.4426950408889634, ln2_hi = 6.93147180369123816490e-01,
                    ln2_lo = 1.90821492927058770002e-10;
   constexpr double shifter = 6755399441055744.0;  // 1.5·2^52: adding it rounds to an integer, held in the low bits
-  constexpr long long shifter_bits = 0x4338000000000000LL;
+  constexpr unsigned long long shifter_bits = 0x4338000000000000ULL;
   constexpr double inverse_factorial[14] = {1.0, 1.0, 0.5, 0.16666666666666666, 0.041666666666666664,
                                             0.008333333333333333, 0.001388888888888889, 0.0001984126984126984,
                                             2.48015873015873e-05, 2.7557319223985893e-06, 2.755731922398589e-07,
@@ -146,11 +150,13 @@ INFOFLOW_INLINE Lanes<W> exp_lanes(Lanes<W> x) {
   const Lanes<W> r = (x - n * ln2_hi) - n * ln2_lo;
   Lanes<W> p = Lanes<W>{} + inverse_factorial[13];
   for (int d = 12; d >= 0; --d) p = p * r + inverse_factorial[d];
-  Bits k;
-  std::memcpy(&k, &shifted, sizeof k);
-  k -= shifter_bits;  // n as an integer, |n| ≤ 1077 wherever it is used
-  const Bits half = k >> 1;
-  const Bits high = (half + 1023) << 52, low = (k - half + 1023) << 52;  // 2^half and 2^(n − half), both normal
+  // The integer work wraps (unsigned) or stays in range (signed), so lanes left over from x < −746 cannot overflow.
+  using UnsignedBits = typename LanesOf<W>::UnsignedBits;
+  UnsignedBits bits;
+  std::memcpy(&bits, &shifted, sizeof bits);
+  const Bits k = (Bits)(bits - (UnsignedBits{} + shifter_bits));  // n as an integer, |n| ≤ 1077 where it is used
+  const Bits half = k >> 1;  // arithmetic: rounds towards −∞
+  const UnsignedBits high = (UnsignedBits)(half + 1023) << 52, low = (UnsignedBits)(k - half + 1023) << 52;
   Lanes<W> scale_high, scale_low;
   std::memcpy(&scale_high, &high, sizeof high);
   std::memcpy(&scale_low, &low, sizeof low);
