@@ -63,7 +63,8 @@ std::vector<double> random_entries(std::size_t count, SplitMix64& rng, bool with
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  // (memcmp must not see the null data() of an empty vector, even for 0 bytes)
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 std::string first_difference(const std::vector<double>& got, const std::vector<double>& want) {
