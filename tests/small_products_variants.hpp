@@ -12,6 +12,7 @@
                            std::int64_t ldq, double* G, std::int64_t ldg);                                           \
   void add_row_sums(int m, std::int64_t n, const double* P, std::int64_t ldp, double* g);                             \
   void exponentials(std::int64_t n, double* x);                                                                       \
+  double dot(std::int64_t n, const double* a, const double* b);                                                       \
   }
 
 INFOFLOW_DECLARE_SMALL_PRODUCTS(small_products_baseline)

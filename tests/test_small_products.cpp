@@ -240,3 +240,24 @@ TEST_CASE("small products: exponentials are within 2 ulp of std::exp, and the sa
   }
   WARN("largest distance from std::exp: " << worst << " ulp over " << x.size() << " arguments");
 }
+
+TEST_CASE("small products: dot sums in its documented order, the same bits on every instruction set", "[train]") {
+  auto rng = test::rng_for("small-products-dot");
+  const int cases = 300 * test::multiplier();
+  for (int c = 0; c < cases; ++c) {
+    const auto n = static_cast<std::int64_t>(rng.uniform_index(70));
+    const std::vector<double> a = random_entries(static_cast<std::size_t>(n), rng, false);
+    const std::vector<double> b = random_entries(static_cast<std::size_t>(n), rng, false);
+    double part[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tail = 0;
+    const std::int64_t body = n / 8 * 8;
+    for (std::int64_t i = 0; i < body; ++i) part[i % 8] += a[i] * b[i];
+    for (std::int64_t i = body; i < n; ++i) tail += a[i] * b[i];
+    const double want = (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]))) + tail;
+    const std::vector<double> got{small_products::dot(n, a.data(), b.data())},
+        baseline{small_products_baseline::dot(n, a.data(), b.data())}, expected{want};
+    INFO("n " << n << ": " << first_difference(got, expected));
+    REQUIRE(same_bits(got, expected));
+    REQUIRE(same_bits(baseline, expected));
+    if (avx2_available()) REQUIRE(same_bits(std::vector<double>{small_products_avx2::dot(n, a.data(), b.data())}, expected));
+  }
+}

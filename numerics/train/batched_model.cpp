@@ -180,7 +180,7 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
           small_products::multiply(T, vd, T, w.transposed.data(), T, G, lo.concat_dim, dZ, T, Start::Zero);
           for (int tau = 0; tau < T; ++tau) softmax_backward(P + tau * T, T, dZ + tau * T);
           const double* S = column(hw.s_tok, base);
-          for (int i = 0; i < T * T; ++i) g_beta += dZ[i] * S[i];
+          g_beta += small_products::dot(static_cast<std::int64_t>(T) * T, dZ, S);
           for (int i = 0; i < T * T; ++i) dZ[i] *= beta;  // now d/dS
           small_products::multiply(kd, T, T, column(hw.keys, base), kd, dZ, T, column(hw.g_q_tok, base), kd,
                                    Start::Zero);

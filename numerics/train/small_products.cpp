@@ -187,6 +187,15 @@ INFOFLOW_CLONES void multiply_transposed(int m, int k, std::int64_t n, const dou
   if (r < m) multiply_transposed_rows<1>(k, n, r, P, ldp, Q, ldq, G, ldg);
 }
 
+INFOFLOW_CLONES double dot(std::int64_t n, const double* a, const double* b) {
+  Lanes<8> acc{};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) acc += load<8>(a + i) * load<8>(b + i);
+  double tail = 0;
+  for (; i < n; ++i) tail += a[i] * b[i];
+  return (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) + tail;
+}
+
 INFOFLOW_CLONES void exponentials(std::int64_t n, double* x) {
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) store<8>(x + i, exp_lanes<8>(load<8>(x + i)));

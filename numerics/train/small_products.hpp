@@ -41,6 +41,10 @@ void multiply_transposed(int m, int k, std::int64_t n, const double* P, std::int
 /// g += the row sums of P (m × n): g(i) gets p(i, 0), p(i, 1), … added in turn.
 void add_row_sums(int m, std::int64_t n, const double* P, std::int64_t ldp, double* g);
 
+/// Σ a[i]·b[i] in a fixed order: eight partial sums over i ≡ 0, …, 7 (mod 8) for the first 8⌊n/8⌋ terms, combined
+/// pairwise ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then plus the remaining terms summed in turn.
+double dot(std::int64_t n, const double* a, const double* b);
+
 /// x[i] = exp(x[i]) for i < n, within 2 ulp of std::exp and the same bits on every instruction set: 0 below −746,
 /// +∞ above 710, NaN for NaN.
 void exponentials(std::int64_t n, double* x);
