@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -136,4 +137,20 @@ TEST_CASE("records between processes keep NaN and infinities", "[sweep]") {
   CHECK(back["c"] == "text");
   CHECK(back["d"]["e"] == 2);
   CHECK(infoflow::is_root_process());  // a plain process writes its files
+}
+
+TEST_CASE("A checkpoint keeps NaN and infinities across a resume", "[sweep]") {
+  const auto path = fresh_path("nonfinite");
+  {
+    SweepCheckpoint cp(path, "v1");
+    cp.append("p0", json{{"rmse", {0.5, NAN}}, {"gap", INFINITY}, {"low", -INFINITY}});
+  }
+  SweepCheckpoint cp(path, "v1");  // a resumed run reads the record back as it was kept in memory
+  REQUIRE(cp.has("p0"));
+  const json& v = cp.get("p0");
+  CHECK(v["rmse"][0].get<double>() == 0.5);
+  CHECK(std::isnan(v["rmse"][1].get<double>()));
+  CHECK(v["gap"].get<double>() == INFINITY);
+  CHECK(v["low"].get<double>() == -INFINITY);
+  std::filesystem::remove(path);
 }

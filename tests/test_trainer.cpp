@@ -166,6 +166,25 @@ TEST_CASE("trainer: learns a target a single layer represents, stays in its box,
   REQUIRE_THROWS_AS(train_model(start, train, valid, o), ContractError);
 }
 
+TEST_CASE("trainer: a non-finite loss throws, or returns the model that produced it when asked", "[train]") {
+  auto rng = test::rng_for("trainer-diverges");
+  Dataset train;
+  for (int i = 0; i < 64; ++i) {
+    const auto X = random_cube_sequence(3, 2, rng);
+    train.add(X, 1e200);  // its square overflows: the loss is +inf from the first step
+  }
+  const Model start = random_model(single_layer_fit_architecture(2, 4, 1, 4), rng, 0.5);
+  TrainOptions o;
+  o.steps = 10;
+  o.batch = 64;
+  REQUIRE_THROWS_AS(train_model(start, train, Dataset{}, o), NumericError);
+  o.return_on_divergence = true;
+  const TrainResult r = train_model(start, train, Dataset{}, o);
+  CHECK(r.diverged_at_step == 1);
+  CHECK(r.model.params == start.params);  // no step was taken
+  CHECK(!std::isfinite(r.train.rmse));    // the reference forward pass agrees that the loss is not finite
+}
+
 namespace {
 
 std::vector<Architecture> multi_layer_kinds() {

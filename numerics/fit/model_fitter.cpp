@@ -106,11 +106,12 @@ struct Candidate {
   double route_gap = 0;  // ModelFitResult::max_route_gap for this candidate
 };
 
-// How far the optimiser's own RMSE is from the reference's on `data`: |own − reference| / max(reference, 1e-8·rms(y)),
-// +∞ when either is not finite. The floor keeps an exact fit (RMSE near 1e-13, thm2's arg-max) from turning rounding
-// into a large relative gap: differences below 1e-8 of the targets' scale are rounding, not a defect.
+// How far the optimiser's own RMSE is from the reference's on `data`: |own − reference| / max(reference, 1e-8·rms(y)).
+// Both non-finite is agreement (0), exactly one is +∞. The floor keeps an exact fit (RMSE near 1e-13, thm2's arg-max)
+// from turning rounding into a large relative gap: differences below 1e-8 of the targets' scale are rounding.
 double route_gap(double own, double reference, const Dataset& data) {
-  if (!std::isfinite(own) || !std::isfinite(reference)) return std::numeric_limits<double>::infinity();
+  if (!std::isfinite(own) || !std::isfinite(reference))
+    return std::isfinite(own) == std::isfinite(reference) ? 0.0 : std::numeric_limits<double>::infinity();
   double sq = 0;
   for (double y : data.y) sq += y * y;
   const double floor = 1e-8 * std::sqrt(sq / static_cast<double>(std::max<std::size_t>(1, data.y.size())));
@@ -139,14 +140,20 @@ Candidate levenberg_marquardt(Model m, const SingleLayerGradient& grad, const Da
     for (int k = 0; k < n_temperatures; ++k) problem.SetParameterLowerBound(m.temperatures.data(), k, kMinTemperature);
   const ceres::Solver::Options so = levenberg_marquardt_options(o.max_iterations);
   ceres::Solver::Summary summary;
-  if (!mutated(Mutant::FitterSkipsSolve)) ceres::Solve(so, &problem, &summary);
+  const bool solved = !mutated(Mutant::FitterSkipsSolve);
+  if (solved) ceres::Solve(so, &problem, &summary);
   Candidate c;
   c.iterations = static_cast<int>(summary.iterations.size());
   c.termination = ceres::TerminationTypeToString(summary.termination_type);
   c.train = model_errors(m, train);
   c.valid = model_errors(m, valid.y.empty() ? train : valid);
-  // Ceres's final cost is ½ Σ r² from the analytic-gradient code's forward sweep (single_layer_gradient.cpp).
-  c.route_gap = route_gap(std::sqrt(2 * summary.final_cost / static_cast<double>(train.y.size())), c.train.rmse, train);
+  // Ceres's final cost is ½ Σ r² from the analytic-gradient code's forward sweep (single_layer_gradient.cpp); it stays
+  // negative when Ceres could not evaluate the model at all (then the own RMSE is not finite).
+  if (solved) {
+    const double own = summary.final_cost >= 0 ? std::sqrt(2 * summary.final_cost / static_cast<double>(train.y.size()))
+                                               : std::numeric_limits<double>::quiet_NaN();
+    c.route_gap = route_gap(own, c.train.rmse, train);
+  }
   c.model = std::move(m);
   return c;
 }
@@ -159,26 +166,30 @@ Candidate adamw(const Model& start, const Dataset& train, const Dataset& valid, 
   t.weight_bound = o.weight_bound;
   t.free_temperatures = o.free_temperatures;
   t.seed = derive_seed(o.seed, "adam-" + std::to_string(restart));
+  t.return_on_divergence = true;
   Candidate c;
   c.method = FitMethod::AdamW;
   c.iterations = o.adam_steps;
   c.termination = "STEPS";
   c.model = start;
-  double own_valid_rmse = std::numeric_limits<double>::quiet_NaN();
-  if (!mutated(Mutant::FitterSkipsSolve)) {
-    try {
-      TrainResult r = train_model(start, train, valid, t);
-      c.model = std::move(r.model);
-      own_valid_rmse = r.curve.back().second;  // the batched engine's, at the last step (trainer.cpp)
-    } catch (const NumericError&) {  // a diverged training is a candidate that loses, not a failed fit
-      c.termination = "DIVERGED";
-      c.train = c.valid = ErrorStats{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
-      return c;
-    }
+  if (mutated(Mutant::FitterSkipsSolve)) {
+    c.train = model_errors(c.model, train);
+    c.valid = model_errors(c.model, valid.y.empty() ? train : valid);
+    return c;
   }
-  c.train = model_errors(c.model, train);
-  c.valid = model_errors(c.model, valid.y.empty() ? train : valid);
-  if (std::isfinite(own_valid_rmse)) c.route_gap = route_gap(own_valid_rmse, c.valid.rmse, valid.y.empty() ? train : valid);
+  TrainResult r = train_model(start, train, valid, t);
+  c.model = std::move(r.model);
+  c.train = r.train;  // the reference forward pass's (trainer.cpp), also for a diverged model
+  c.valid = r.valid;
+  if (r.diverged_at_step > 0) {
+    // The batched engine's training loss was not finite: the reference must say so too, or the routes disagree. The
+    // candidate loses either way.
+    c.termination = "DIVERGED";
+    c.route_gap = route_gap(std::numeric_limits<double>::quiet_NaN(), c.train.rmse, train);
+    c.train = c.valid = ErrorStats{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+    return c;
+  }
+  c.route_gap = route_gap(r.curve.back().second, c.valid.rmse, valid.y.empty() ? train : valid);  // batched, last step
   return c;
 }
 

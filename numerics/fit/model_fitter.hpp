@@ -77,13 +77,14 @@ struct ModelFitResult {
   /// The largest relative difference, over the candidates, between the error as the optimiser computed it and as the
   /// reference forward pass (numerics/model/forward) computes it for the same model: for LM the training RMSE from
   /// Ceres's final cost (the analytic-gradient code's forward sweep), for AdamW the batched engine's validation RMSE
-  /// at the last step. Two routes to one number; +∞ when one of them is not finite. (A diverged AdamW candidate,
-  /// which both routes call non-finite, counts 0.) Relative to the reference RMSE, or to 1e-8 of the targets' RMS when
-  /// the fit is more exact than that (rounding, not a defect).
+  /// at the last step (for a diverged training: its non-finite training loss). Two routes to one number: 0 when both
+  /// are non-finite, +∞ when only one is. Relative to the reference RMSE, or to 1e-8 of the targets' RMS when the fit
+  /// is more exact than that (rounding, not a defect).
   double max_route_gap = 0;
   /// The LM candidate with the lowest validation RMSE (the kept model when there are no AdamW candidates). A width
   /// sweep warm-starts the next width from it, so that its LM candidates stay exactly those of a sweep without AdamW
-  /// and the AdamW candidates can only lower the error at every width.
+  /// and the AdamW candidates can only lower the error at every width. (When every LM candidate diverged, it is the
+  /// kept AdamW model: a fit without AdamW would have failed there.)
   Model best_lm_model;
 };
 

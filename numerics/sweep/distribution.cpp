@@ -12,7 +12,6 @@ SweepDistributor* sweep_distributor() { return g_distributor; }
 void set_sweep_distributor(SweepDistributor* d) { g_distributor = d; }
 bool is_root_process() { return !g_distributor || g_distributor->is_root(); }
 
-namespace {
 nlohmann::json encode_nonfinite(const nlohmann::json& j) {
   if (j.is_number_float()) {
     const double v = j.get<double>();
@@ -49,7 +48,6 @@ nlohmann::json decode_nonfinite(const nlohmann::json& j) {
   }
   return j;
 }
-}  // namespace
 
 std::string encode_record_text(const nlohmann::json& j) {
   return encode_nonfinite(j).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

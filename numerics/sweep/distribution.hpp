@@ -36,6 +36,9 @@ class SweepDistributor {
 /// the record a single process keeps in memory; these encode them as {"$nonfinite": "nan" | "inf" | "-inf"}.
 std::string encode_record_text(const nlohmann::json& j);
 nlohmann::json decode_record_text(const std::string& text);
+/// The same encoding on a json value (the checkpoint files use it too), and its inverse.
+nlohmann::json encode_nonfinite(const nlohmann::json& j);
+nlohmann::json decode_nonfinite(const nlohmann::json& j);
 
 /// The process's distributor, or null for a plain process.
 SweepDistributor* sweep_distributor();

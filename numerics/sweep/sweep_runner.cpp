@@ -49,7 +49,7 @@ SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint)
     const auto key = j.find("key"), fingerprint = j.find("fingerprint"), value = j.find("value");
     if (key == j.end() || !key->is_string() || value == j.end()) continue;
     if (fingerprint == j.end() || !fingerprint->is_string() || *fingerprint != fingerprint_) continue;
-    done_[key->get<std::string>()] = *value;
+    done_[key->get<std::string>()] = decode_nonfinite(*value);
   }
 }
 
@@ -69,8 +69,8 @@ std::size_t SweepCheckpoint::size() const {
 }
 
 void SweepCheckpoint::append(const std::string& key, const nlohmann::json& value) {
-  const std::string line =
-      nlohmann::json{{"key", key}, {"fingerprint", fingerprint_}, {"value", value}}.dump() + "\n";
+  // NaN and ±inf (a diverged candidate's error) would be written as null and not read back: encoded instead.
+  const std::string line = encode_record_text(nlohmann::json{{"key", key}, {"fingerprint", fingerprint_}, {"value", value}}) + "\n";
   std::lock_guard<std::mutex> lock(mu_);
   const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
   if (fd < 0) throw InputError("--out", "cannot open checkpoint '" + path_ + "' for appending");

@@ -85,8 +85,8 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
         // S_n = K_nᵀ Q_n per sample (T × T, column τ the scores of query τ); the column softmaxes; and V_n P_n.
         for (int n = 0; n < N; ++n) {
           const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
-          transpose_block(hw.keys, base, T, w.transposed);
-          small_products::multiply(T, kd, T, w.transposed.data(), T, column(hw.q_tok, base), kd, column(hw.s_tok, base),
+          transpose_block(hw.keys, base, T, w.keys_transposed);
+          small_products::multiply(T, kd, T, w.keys_transposed.data(), T, column(hw.q_tok, base), kd, column(hw.s_tok, base),
                                    T, Start::Zero);
         }
         softmax_blocks(beta, hw.s_tok.data(), T, NT, hw.p_tok.data());
@@ -176,8 +176,8 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
           double* dZ = w.d_scores.data();
           // A_n = V_n P_n: dV_n += G P_nᵀ; dP = V_nᵀ G; then each column's softmax; S_n = K_nᵀ Q_n.
           small_products::multiply_transposed(vd, T, T, G, lo.concat_dim, P, T, column(hw.g_values, base), vd);
-          transpose_block(hw.values, base, T, w.transposed);
-          small_products::multiply(T, vd, T, w.transposed.data(), T, G, lo.concat_dim, dZ, T, Start::Zero);
+          transpose_block(hw.values, base, T, w.values_transposed);
+          small_products::multiply(T, vd, T, w.values_transposed.data(), T, G, lo.concat_dim, dZ, T, Start::Zero);
           for (int tau = 0; tau < T; ++tau) softmax_backward(P + tau * T, T, dZ + tau * T);
           const double* S = column(hw.s_tok, base);
           g_beta += small_products::dot(static_cast<std::int64_t>(T) * T, dZ, S);

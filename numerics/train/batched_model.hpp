@@ -36,7 +36,8 @@ class BatchedModel {
     BatchedSingleLayer::MapWork encoder, readout;
     std::vector<LayerWork> layers;
     Eigen::MatrixXd U, C, g_U, g_C, g_concat_cls, g_concat_tok, g_y;
-    Eigen::MatrixXd transposed, d_scores;  // per sample: a key or value block transposed (T × dim); dZ (T × T)
+    Eigen::MatrixXd keys_transposed, values_transposed;  // per sample: K_nᵀ (T × key_dim), V_nᵀ (T × value_dim)
+    Eigen::MatrixXd d_scores;                             // per sample: dZ (T × T)
   };
 
   /// Σ_n (ŷ_n − y_n)² over the block; with `grad`, adds d/dθ into grad[0 .. size) and, with `temperature_grad`, d/dβ.

@@ -7,9 +7,10 @@
 //
 // Run-time dispatch: each entry point is compiled for AVX-512, AVX2 and the baseline x86-64 (SSE2), and the loader
 // picks the widest the CPU has, so the same binary runs everywhere. The result does not depend on the choice: every
-// output entry is accumulated in one fixed order (term by term, the inner index ascending), the vector units only
-// compute independent entries side by side, and there is no fused multiply-add (the ISO mode the project compiles
-// in does not contract a*b + c). tests/test_trainer.cpp checks the kernels against a plain triple loop, bit for bit.
+// output entry is accumulated in one fixed order (documented per kernel), the vector units only compute independent
+// entries side by side, and there is no fused multiply-add (the file is compiled with -ffp-contract=off: GCC would
+// otherwise contract a*b + c in the AVX2 and AVX-512 clones). tests/test_small_products.cpp checks every kernel against
+// plain loops in the documented order and the three builds against each other, bit for bit.
 //
 // All matrices are column-major raw arrays with a leading dimension, as in BLAS: entry (i, j) of A is A[i + j·lda]. The
 // caller maps Eigen's storage (or a block of it) onto them.

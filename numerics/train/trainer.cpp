@@ -128,7 +128,12 @@ TrainResult train_with(const Engine& g, const Model& start, const Dataset& train
                                chunk_grad[c].data(), o.free_temperatures ? chunk_tgrad[c].data() : nullptr);
       finite = finite && std::isfinite(sse);
     }
-    if (!finite) throw NumericError("training diverged: a non-finite loss at step " + std::to_string(step));
+    if (!finite) {
+      if (!o.return_on_divergence)
+        throw NumericError("training diverged: a non-finite loss at step " + std::to_string(step));
+      out.diverged_at_step = step;
+      break;  // m is the model whose loss was not finite
+    }
     // Mean-squared-error gradient, summed in chunk order (deterministic for any thread count).
     std::fill(grad.begin(), grad.end(), 0.0);
     std::fill(tgrad.begin(), tgrad.end(), 0.0);

@@ -26,6 +26,9 @@ struct TrainOptions {
   double target_valid_rmse = 0;  // > 0: stop at the first evaluation that reaches it (for time-to-target benchmarks)
   std::uint64_t seed = 1;
   int threads = 1;               // 1..256
+  /// A non-finite loss stops the training. By default train_model then throws NumericError; with this set it returns
+  /// instead, with TrainResult::diverged_at_step and the model whose loss was not finite.
+  bool return_on_divergence = false;
   /// True when every field is in range; otherwise false, with the first violation in *why.
   bool is_valid(std::string* why) const;
 };
@@ -36,6 +39,7 @@ struct TrainResult {
   int steps_run = 0;
   bool reached_target = false;
   std::vector<std::pair<int, double>> curve;  // (step, validation RMSE)
+  int diverged_at_step = 0;  // > 0: the step whose loss was not finite (TrainOptions::return_on_divergence)
   // Wall time of the steps and their validation evaluations: what bench/pytorch_train.py times on its side (not the
   // setup, not the final reference errors above). For benchmarks only; never in a report.
   double loop_seconds = 0;
