@@ -1,8 +1,8 @@
 #include "numerics/train/small_products.hpp"
 
-// Only C-level headers here: tests/small_products_avx2.cpp includes this file and compiles it with -mavx2, and an inline
-// function or template from a C++ header (<vector>, <algorithm>) instantiated there could be the copy the linker keeps
-// for the whole test binary, then run on a CPU without AVX2.
+// Only C-level headers here: the tests include this file again and compile it with -mavx2 (tests/CMakeLists.txt), and
+// an inline function or template from a C++ header (<vector>, <algorithm>) instantiated there could be the copy the
+// linker keeps for the whole test binary, then run on a CPU without AVX2.
 #include <cstring>
 
 // The x86 clones of the entry points (small_products.hpp); elsewhere one portable build. A test builds this file again
