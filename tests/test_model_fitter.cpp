@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 using namespace infoflow;
 
@@ -115,6 +117,44 @@ TEST_CASE("AdamW candidates beside LM: the LM candidates are unchanged and the k
   const ModelFitResult long_lm = fit_single_layer(arch, train, valid, o);
   REQUIRE(long_lm.valid.rmse == *std::min_element(long_lm.restart_valid_rmse.begin(), long_lm.restart_valid_rmse.end()));
   REQUIRE((long_lm.method == FitMethod::AdamW) == (long_lm.best_restart >= 2));
+  // Minibatch AdamW candidates: the LM candidates are still unchanged.
+  o.max_iterations = 1;
+  o.adam_batch = 32;
+  const ModelFitResult minibatch = fit_single_layer(arch, train, valid, o);
+  for (int r = 0; r < 2; ++r) REQUIRE(minibatch.restart_valid_rmse[r] == plain.restart_valid_rmse[r]);
+  REQUIRE(minibatch.valid.rmse <= plain.valid.rmse);
+  o.adam_batch = -1;
+  REQUIRE_THROWS_AS(fit_single_layer(arch, train, valid, o), ContractError);
+  o.adam_batch = 0;
   o.adam_steps = -1;
   REQUIRE_THROWS_AS(fit_single_layer(arch, train, valid, o), ContractError);
+}
+
+TEST_CASE("An exact LM fit gets no AdamW candidate: it is marked not trained and cannot be chosen", "[thm1][fit]") {
+  auto rng = test::rng_for("fitter-exact");
+  // A constant target: the readout's bias represents it exactly, and LM reaches it to rounding.
+  Dataset train, valid;
+  for (int i = 0; i < 60; ++i)
+    for (Dataset* ds : {&train, &valid}) ds->add(random_cube_sequence(3, 2, rng), 0.7);
+  ModelFitOptions o;
+  o.restarts = 2;
+  o.max_iterations = 50;
+  o.adam_steps = 200;
+  o.seed = test::seed();
+  const ModelFitResult r = fit_single_layer(single_layer_fit_architecture(2, 4, 1, 4), train, valid, o);
+  INFO("restart RMSEs " << r.restart_valid_rmse[0] << ", " << r.restart_valid_rmse[1] << ", "
+                        << r.restart_valid_rmse[2] << ", " << r.restart_valid_rmse[3]);
+  REQUIRE(r.restart_valid_rmse.size() == 4);
+  // Per restart: AdamW is trained exactly when LM's validation RMSE is above 1e-6 of the targets' RMS (0.7).
+  int exact = 0;
+  for (int k = 0; k < 2; ++k) {
+    const bool lm_exact = r.restart_valid_rmse[k] <= 0.7e-6;
+    exact += lm_exact;
+    REQUIRE(lm_exact == (r.restart_valid_rmse[2 + k] == std::numeric_limits<double>::infinity()));
+    if (!lm_exact) REQUIRE(std::isfinite(r.restart_valid_rmse[2 + k]));
+  }
+  REQUIRE(exact >= 1);  // the constant is within LM's reach from at least one start
+  REQUIRE(r.method == FitMethod::LevenbergMarquardt);
+  REQUIRE(r.best_restart < 2);
+  REQUIRE(r.max_route_gap <= 1e-6);
 }

@@ -41,6 +41,8 @@ struct ModelFitOptions {
   /// finds better minima at most points, LM the exact and sharp ones).
   int adam_steps = 0;
   double adam_learning_rate = 1e-2;
+  /// Samples per AdamW step: 0 for the whole training set (full batch), else a minibatch of that many.
+  int adam_batch = 0;
   /// When set, restart 0 starts from this narrower model embedded in the wider architecture (same function:
   /// the new hidden units have zero output weights), so a width sweep never loses what a narrower fit found.
   const Model* warm_start = nullptr;
@@ -67,7 +69,7 @@ struct ModelFitResult {
   ErrorStats valid;
   /// The kept candidate: restart r's LM fit is r, its AdamW fit (with adam_steps) R + r for R restarts.
   int best_restart = -1;
-  std::vector<double> restart_valid_rmse;  // per candidate, in that order; NaN for one whose fit diverged
+  std::vector<double> restart_valid_rmse;  // per candidate, in that order; NaN for one whose fit diverged, +∞ for an AdamW candidate not trained (its restart's LM fit was exact)
   /// LM iterations, or AdamW steps, of the kept candidate.
   int iterations = 0;
   /// How it stopped: Ceres's "CONVERGENCE", or "NO_CONVERGENCE" when it hit the iteration cap (then the fit is not a
