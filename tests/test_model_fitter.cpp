@@ -101,7 +101,9 @@ TEST_CASE("AdamW candidates beside LM: the LM candidates are unchanged and the k
   const ModelFitResult both = fit_single_layer(arch, train, valid, o);
   INFO("one LM iteration: " << plain.valid.rmse << "; with AdamW candidates: " << both.valid.rmse);
   REQUIRE(both.restart_valid_rmse.size() == 4);
-  for (int r = 0; r < 2; ++r) REQUIRE(both.restart_valid_rmse[r] == plain.restart_valid_rmse[r]);  // bit for bit
+  // Bit for bit, within this build. That they also equal the LM of earlier builds is guarded by the quick-baseline
+  // test (the fits' results are part of it).
+  for (int r = 0; r < 2; ++r) REQUIRE(both.restart_valid_rmse[r] == plain.restart_valid_rmse[r]);
   REQUIRE(both.valid.rmse <= plain.valid.rmse);
   CHECK(both.valid.rmse < plain.valid.rmse);
   CHECK(both.method == FitMethod::AdamW);
@@ -122,6 +124,13 @@ TEST_CASE("AdamW candidates beside LM: the LM candidates are unchanged and the k
   o.adam_batch = 32;
   const ModelFitResult minibatch = fit_single_layer(arch, train, valid, o);
   for (int r = 0; r < 2; ++r) REQUIRE(minibatch.restart_valid_rmse[r] == plain.restart_valid_rmse[r]);
+  for (int r = 2; r < 4; ++r) {
+    // The option is used: minibatches give other AdamW candidates than full batches from the same starts.
+    INFO("AdamW candidate " << r << ": full batch " << both.restart_valid_rmse[r] << ", minibatch "
+                            << minibatch.restart_valid_rmse[r]);
+    REQUIRE(std::isfinite(minibatch.restart_valid_rmse[r]));
+    REQUIRE(minibatch.restart_valid_rmse[r] != both.restart_valid_rmse[r]);
+  }
   REQUIRE(minibatch.valid.rmse <= plain.valid.rmse);
   o.adam_batch = -1;
   REQUIRE_THROWS_AS(fit_single_layer(arch, train, valid, o), ContractError);
@@ -146,9 +155,10 @@ TEST_CASE("An exact LM fit gets no AdamW candidate: it is marked not trained and
                         << r.restart_valid_rmse[2] << ", " << r.restart_valid_rmse[3]);
   REQUIRE(r.restart_valid_rmse.size() == 4);
   // Per restart: AdamW is trained exactly when LM's validation RMSE is above 1e-6 of the targets' RMS (0.7).
+  const double exact_below = 1e-6 * std::sqrt(0.7 * 0.7);
   int exact = 0;
   for (int k = 0; k < 2; ++k) {
-    const bool lm_exact = r.restart_valid_rmse[k] <= 0.7e-6;
+    const bool lm_exact = r.restart_valid_rmse[k] <= exact_below;
     exact += lm_exact;
     REQUIRE(lm_exact == (r.restart_valid_rmse[2 + k] == std::numeric_limits<double>::infinity()));
     if (!lm_exact) REQUIRE(std::isfinite(r.restart_valid_rmse[2 + k]));

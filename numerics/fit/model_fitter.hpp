@@ -34,11 +34,13 @@ struct ModelFitOptions {
   /// Fit the temperatures too (kept ≥ kMinTemperature). With unbounded weights they are redundant with the scale
   /// of Q; with bounded weights they are the only way to sharpen attention.
   bool free_temperatures = false;
-  /// When > 0, each restart's initial model is also trained by this many full-batch AdamW steps (numerics/train,
-  /// learning rate adam_learning_rate, cosine schedule), a second candidate beside Levenberg–Marquardt's from the
-  /// same start; the fit keeps the candidate with the lowest validation RMSE. The LM candidates are exactly those of
-  /// a fit without AdamW, so adding it never makes the validation error worse (docs/training.md: first-order training
-  /// finds better minima at most points, LM the exact and sharp ones).
+  /// When > 0, each restart's initial model is also trained by this many AdamW steps (numerics/train, learning rate
+  /// adam_learning_rate, cosine schedule, batches of adam_batch), a second candidate beside Levenberg–Marquardt's
+  /// from the same start; the fit keeps the candidate with the lowest validation RMSE. The LM candidates are exactly
+  /// those of a fit without AdamW, so adding it never makes the validation error worse (docs/training.md: first-order
+  /// training finds better minima at most points, LM the exact and sharp ones). Where a restart's LM fit is exact
+  /// (validation RMSE at most 1e-6 of the targets' RMS) its AdamW candidate is not trained: AdamW could only match it
+  /// to rounding there.
   int adam_steps = 0;
   double adam_learning_rate = 1e-2;
   /// Samples per AdamW step: 0 for the whole training set (full batch), else a minibatch of that many.
@@ -81,7 +83,7 @@ struct ModelFitResult {
   /// Ceres's final cost (the analytic-gradient code's forward sweep), for AdamW the batched engine's validation RMSE
   /// at the last step (for a diverged training: its non-finite training loss). Two routes to one number: 0 when both
   /// are non-finite, +∞ when only one is. Relative to the reference RMSE, or to 1e-8 of the targets' RMS when the fit
-  /// is more exact than that (rounding, not a defect).
+  /// is more exact than that (rounding, not a defect). An AdamW candidate that was not trained contributes 0.
   double max_route_gap = 0;
   /// The LM candidate with the lowest validation RMSE (the kept model when there are no AdamW candidates). A width
   /// sweep warm-starts the next width from it, so that its LM candidates stay exactly those of a sweep without AdamW

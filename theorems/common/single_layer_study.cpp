@@ -311,7 +311,7 @@ Check fit_routes_agree_check(const SingleLayerStudy& study, const std::string& i
                       {"disagreeing", disagreeing}};
   return {id, Grade::Sampled,
           study.fits.empty() ? Verdict::Inconclusive : disagreeing.empty() ? Verdict::Pass : Verdict::Fail,
-          "every candidate of every fit (each restart's Levenberg-Marquardt and AdamW model): its error as the optimiser "
+          "every candidate of every fit (each restart's Levenberg-Marquardt model and, where trained, its AdamW model): its error as the optimiser "
           "computed it (Ceres's final cost, from the analytic-gradient code; the trainer's batched validation RMSE) "
           "equals the reference forward pass's on the same data, within the stated gap (relative to the reference "
           "RMSE, or to 1e-8 of the targets' RMS when the fit is more exact than that)",
