@@ -12,6 +12,7 @@
 #include "numerics/model/random_model.hpp"
 #include "numerics/model/weights_json.hpp"
 #include "numerics/train/trainer.hpp"
+#include "numerics/util/eigen_blocking.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/util/file_io.hpp"
 #include "theorems/common/single_layer_study.hpp"
@@ -43,6 +44,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) try {
+  infoflow::pin_eigen_cache_sizes();  // the same products, and LM fits, as the CLI's
   CLI::App app{"single-layer training benchmark (docs/training.md)"};
   std::string mode, dir;
   int T = 3, d = 2, E = 4, n = 1, p = 8, train_n = 800, valid_n = 400, threads = 1, steps = 3000, batch = 800, every = 10;

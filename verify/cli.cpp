@@ -5,6 +5,7 @@
 #include "numerics/fit/exponent_fit.hpp"
 #include "numerics/model/forward.hpp"
 #include "numerics/model/weights_json.hpp"
+#include "numerics/util/eigen_blocking.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/util/file_io.hpp"
 #include "numerics/util/xy_csv.hpp"
@@ -478,6 +479,8 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   // Ceres reports solver hiccups (a failed Cholesky step, which it recovers from) through glog; they
   // are not the user's business. Errors still show.
   FLAGS_minloglevel = 2;
+  // Before any thread starts: every Eigen product, Ceres's included, then sums in the same order on every CPU.
+  pin_eigen_cache_sizes();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (single_suite) args.insert(args.begin(), single_suite);
 
