@@ -1,13 +1,14 @@
-// numerics/train/small_products: every kernel against a plain loop in the documented order, bit for bit, over random
-// shapes, leading dimensions, starts and finishes; and the dispatched build (the widest clone this CPU runs) against
-// the baseline x86-64 build and the AVX2 build, bit for bit: the instruction set must change the speed only.
+// numerics/train/small_products: every build of every kernel this CPU runs (AVX-512, AVX2, baseline x86-64), and the
+// dispatched entry points, against a plain loop in the documented order, bit for bit, over random shapes, leading
+// dimensions, starts and finishes: the instruction set must change the speed only.
 #include "numerics/train/small_products.hpp"
-#include "small_products_variants.hpp"
+#include "numerics/train/small_products_variants.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -44,12 +45,18 @@ void reference_row_sums(int m, std::int64_t n, const double* P, std::int64_t ldp
     for (std::int64_t j = 0; j < n; ++j) g[i] += P[i + j * ldp];
 }
 
-bool avx2_available() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  return __builtin_cpu_supports("avx2");
-#else
-  return false;
-#endif
+using small_products::Kernels;
+
+// The builds to compare: every one this CPU runs, named in each failure.
+const std::vector<Kernels>& builds() {
+  static const std::vector<Kernels> all = [] {
+    auto b = small_products::runnable_kernels();
+    std::string names;
+    for (const auto& k : b) names += std::string(names.empty() ? "" : ", ") + k.instruction_set;
+    std::fprintf(stderr, "small products: comparing the builds %s\n", names.c_str());
+    return b;
+  }();
+  return all;
 }
 
 // Entries in [−1, 1], with exact zeros and, when asked, NaNs mixed in (the ReLU must keep a NaN).
@@ -105,7 +112,6 @@ std::string describe(const Shape& s, int start, int finish) {
 
 TEST_CASE("small products: multiply equals the plain loop and every instruction set, bit for bit", "[train]") {
   auto rng = test::rng_for("small-products-multiply");
-  const bool avx2 = avx2_available();
   const int cases = 400 * test::multiplier();
   for (int c = 0; c < cases; ++c) {
     const Shape s = random_shape(rng);
@@ -117,21 +123,19 @@ TEST_CASE("small products: multiply equals the plain loop and every instruction 
     const std::vector<double> gate = random_entries(static_cast<std::size_t>(s.ldc * s.n), rng, false);
     const std::vector<double> C0 = random_entries(static_cast<std::size_t>(s.ldc * s.n), rng, false);
     INFO(describe(s, static_cast<int>(start), static_cast<int>(finish)));
-    std::vector<double> want = C0, got = C0, baseline = C0, wide = C0;
+    std::vector<double> want = C0, got = C0;
     reference_multiply(s.m, s.k, s.n, A.data(), s.lda, B.data(), s.ldb, want.data(), s.ldc, start, bias.data(), finish,
                        gate.data());
     small_products::multiply(s.m, s.k, s.n, A.data(), s.lda, B.data(), s.ldb, got.data(), s.ldc, start, bias.data(),
                              finish, gate.data());
-    small_products_baseline::multiply(s.m, s.k, s.n, A.data(), s.lda, B.data(), s.ldb, baseline.data(), s.ldc, start,
-                                      bias.data(), finish, gate.data());
-    INFO("dispatched: " << first_difference(got, want) << "; baseline: " << first_difference(baseline, want));
+    INFO("dispatched: " << first_difference(got, want));
     REQUIRE(same_bits(got, want));  // also: the padding rows between m and ldc are untouched
-    REQUIRE(same_bits(baseline, want));
-    if (avx2) {
-      small_products_avx2::multiply(s.m, s.k, s.n, A.data(), s.lda, B.data(), s.ldb, wide.data(), s.ldc, start,
-                                    bias.data(), finish, gate.data());
-      INFO("AVX2: " << first_difference(wide, want));
-      REQUIRE(same_bits(wide, want));
+    for (const Kernels& build : builds()) {
+      std::vector<double> C = C0;
+      build.multiply(s.m, s.k, s.n, A.data(), s.lda, B.data(), s.ldb, C.data(), s.ldc, start, bias.data(), finish,
+                     gate.data());
+      INFO(build.instruction_set << ": " << first_difference(C, want));
+      REQUIRE(same_bits(C, want));
     }
   }
 }
@@ -155,7 +159,6 @@ TEST_CASE("small products: a ReLU keeps a NaN and the gate passes nothing where 
 
 TEST_CASE("small products: multiply_transposed and row sums equal the plain loops and every instruction set", "[train]") {
   auto rng = test::rng_for("small-products-transposed");
-  const bool avx2 = avx2_available();
   const int cases = 400 * test::multiplier();
   for (int c = 0; c < cases; ++c) {
     const Shape s = random_shape(rng);
@@ -164,29 +167,23 @@ TEST_CASE("small products: multiply_transposed and row sums equal the plain loop
     const std::vector<double> Q = random_entries(static_cast<std::size_t>(s.ldb * s.n), rng, false);
     const std::vector<double> G0 = random_entries(static_cast<std::size_t>(s.ldc * s.k), rng, false);
     INFO(describe(s, -1, -1));
-    std::vector<double> want = G0, got = G0, baseline = G0, wide = G0;
+    std::vector<double> want = G0, got = G0;
     reference_multiply_transposed(s.m, s.k, s.n, P.data(), s.lda, Q.data(), s.ldb, want.data(), s.ldc);
     small_products::multiply_transposed(s.m, s.k, s.n, P.data(), s.lda, Q.data(), s.ldb, got.data(), s.ldc);
-    small_products_baseline::multiply_transposed(s.m, s.k, s.n, P.data(), s.lda, Q.data(), s.ldb, baseline.data(),
-                                                 s.ldc);
-    INFO("dispatched: " << first_difference(got, want) << "; baseline: " << first_difference(baseline, want));
+    INFO("dispatched: " << first_difference(got, want));
     REQUIRE(same_bits(got, want));
-    REQUIRE(same_bits(baseline, want));
-    if (avx2) {
-      small_products_avx2::multiply_transposed(s.m, s.k, s.n, P.data(), s.lda, Q.data(), s.ldb, wide.data(), s.ldc);
-      REQUIRE(same_bits(wide, want));
-    }
-
     const std::vector<double> g0 = random_entries(static_cast<std::size_t>(s.m), rng, false);
-    std::vector<double> sums_want = g0, sums_got = g0, sums_baseline = g0, sums_wide = g0;
+    std::vector<double> sums_want = g0, sums_got = g0;
     reference_row_sums(s.m, s.n, P.data(), s.lda, sums_want.data());
     small_products::add_row_sums(s.m, s.n, P.data(), s.lda, sums_got.data());
-    small_products_baseline::add_row_sums(s.m, s.n, P.data(), s.lda, sums_baseline.data());
     REQUIRE(same_bits(sums_got, sums_want));
-    REQUIRE(same_bits(sums_baseline, sums_want));
-    if (avx2) {
-      small_products_avx2::add_row_sums(s.m, s.n, P.data(), s.lda, sums_wide.data());
-      REQUIRE(same_bits(sums_wide, sums_want));
+    for (const Kernels& build : builds()) {
+      std::vector<double> G = G0, sums = g0;
+      build.multiply_transposed(s.m, s.k, s.n, P.data(), s.lda, Q.data(), s.ldb, G.data(), s.ldc);
+      build.add_row_sums(s.m, s.n, P.data(), s.lda, sums.data());
+      INFO(build.instruction_set << ": " << first_difference(G, want) << "; row sums: " << first_difference(sums, sums_want));
+      REQUIRE(same_bits(G, want));
+      REQUIRE(same_bits(sums, sums_want));
     }
   }
 }
@@ -213,13 +210,13 @@ TEST_CASE("small products: exponentials are within 2 ulp of std::exp, and the sa
   const int random = 20000 * test::multiplier();
   for (int i = 0; i < random; ++i) x.push_back(rng.uniform(-760, 720));
   for (int i = 0; i < random; ++i) x.push_back(rng.uniform(-1, 1));  // where the softmax spends its time
-  std::vector<double> got = x, baseline = x, wide = x;
+  std::vector<double> got = x;
   small_products::exponentials(static_cast<std::int64_t>(got.size()), got.data());
-  small_products_baseline::exponentials(static_cast<std::int64_t>(baseline.size()), baseline.data());
-  REQUIRE(same_bits(got, baseline));
-  if (avx2_available()) {
-    small_products_avx2::exponentials(static_cast<std::int64_t>(wide.size()), wide.data());
-    REQUIRE(same_bits(got, wide));
+  for (const Kernels& build : builds()) {
+    std::vector<double> y = x;
+    build.exponentials(static_cast<std::int64_t>(y.size()), y.data());
+    INFO(build.instruction_set << ": " << first_difference(y, got));
+    REQUIRE(same_bits(y, got));
   }
   std::int64_t worst = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -253,11 +250,26 @@ TEST_CASE("small products: dot sums in its documented order, the same bits on ev
     for (std::int64_t i = 0; i < body; ++i) part[i % 8] += a[i] * b[i];
     for (std::int64_t i = body; i < n; ++i) tail += a[i] * b[i];
     const double want = (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]))) + tail;
-    const std::vector<double> got{small_products::dot(n, a.data(), b.data())},
-        baseline{small_products_baseline::dot(n, a.data(), b.data())}, expected{want};
+    const std::vector<double> got{small_products::dot(n, a.data(), b.data())}, expected{want};
     INFO("n " << n << ": " << first_difference(got, expected));
     REQUIRE(same_bits(got, expected));
-    REQUIRE(same_bits(baseline, expected));
-    if (avx2_available()) REQUIRE(same_bits(std::vector<double>{small_products_avx2::dot(n, a.data(), b.data())}, expected));
+    for (const Kernels& build : builds()) {
+      INFO(build.instruction_set);
+      REQUIRE(same_bits(std::vector<double>{build.dot(n, a.data(), b.data())}, expected));
+    }
   }
+}
+
+TEST_CASE("small products: the entry points use the widest build this CPU runs", "[train]") {
+  const auto runnable = small_products::runnable_kernels();
+  REQUIRE(!runnable.empty());
+  CHECK(std::string(small_products::dispatched_kernels().instruction_set) == runnable.front().instruction_set);
+#if defined(__x86_64__)
+  // What the CPU has decides what runs: a build the CPU cannot run must not be listed, one it can must be.
+  CHECK((std::string(runnable.front().instruction_set) == "avx512f") == static_cast<bool>(__builtin_cpu_supports("avx512f")));
+  bool has_avx2 = false;
+  for (const auto& k : runnable) has_avx2 |= std::string(k.instruction_set) == "avx2";
+  CHECK(has_avx2 == static_cast<bool>(__builtin_cpu_supports("avx2")));
+  CHECK(std::string(runnable.back().instruction_set) == "x86-64 baseline (SSE2)");
+#endif
 }

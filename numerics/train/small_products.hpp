@@ -5,12 +5,12 @@
 // 100 and packing costs as much as the arithmetic (perf, docs/training.md). These kernels run over the columns once
 // and keep the short output column in registers.
 //
-// Run-time dispatch: each entry point is compiled for AVX-512, AVX2 and the baseline x86-64 (SSE2), and the loader
-// picks the widest the CPU has, so the same binary runs everywhere. The result does not depend on the choice: every
-// output entry is accumulated in one fixed order (documented per kernel), the vector units only compute independent
-// entries side by side, and there is no fused multiply-add (the file is compiled with -ffp-contract=off: GCC would
-// otherwise contract a*b + c in the AVX2 and AVX-512 clones). tests/test_small_products.cpp checks every kernel against
-// plain loops in the documented order and the three builds against each other, bit for bit.
+// Run-time dispatch: the kernels are compiled for AVX-512, AVX2 and the baseline x86-64 (SSE2), and each entry point
+// forwards to the widest build the CPU runs (small_products_variants.hpp), so the same binary runs everywhere. The
+// result does not depend on the choice: every output entry is accumulated in one fixed order (documented per kernel),
+// the vector units only compute independent entries side by side, and there is no fused multiply-add (the kernels are
+// compiled with -ffp-contract=off: GCC would otherwise contract a*b + c in the AVX2 and AVX-512 builds).
+// tests/test_small_products.cpp checks every build against plain loops in the documented order, bit for bit.
 //
 // All matrices are column-major raw arrays with a leading dimension, as in BLAS: entry (i, j) of A is A[i + j·lda]. The
 // caller maps Eigen's storage (or a block of it) onto them.
