@@ -8,6 +8,8 @@ find_package(Ceres REQUIRED)
 find_package(OpenMP REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
+# HMAC-SHA256 for the seals on checkpoints (numerics/util/record_seal.hpp).
+find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
 
 # FLINT and arb ship neither pkg-config files nor CMake configs. Debian 12 has arb as the separate
 # library flint-arb with /usr/include/arb.h; FLINT 3 moves it into <flint/arb.h> and -lflint.

@@ -122,7 +122,7 @@ std::vector<SuiteResult> load_results(const std::string& path, const std::string
     if (fs::exists(fs::path(path) / "results.json")) file = (fs::path(path) / "results.json").string();
     else {
       try {
-        return collect_results(path);
+        return collect_results(path).results;
       } catch (const InputError& e) {
         throw InputError(argument, e.expectation());
       }

@@ -12,6 +12,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace infoflow {
 
 using nlohmann::json;
@@ -136,29 +138,60 @@ std::string suites_junit_xml(const std::vector<SuiteResult>& results) {
 
 }  // namespace
 
-constexpr int kMaxResultDepth = 3;
+namespace {
 
-std::vector<SuiteResult> collect_results(const std::string& dir) {
+// A regular file that is not a symbolic link (a planted link could point anywhere). Errors read as "no".
+bool is_plain_file(const fs::path& p) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(p, ec);
+  return !ec && fs::is_regular_file(st);
+}
+
+}  // namespace
+
+CollectedResults collect_results(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError("--results", "'" + dir + "' is not a directory");
-  // result.json files sit at most kMaxResultDepth folders down (OUT/SUITE/result.json); deeper
-  // trees, unreadable folders and symbolic links are not searched.
-  std::vector<std::string> files;
-  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    std::error_code type_ec;
-    if (it.depth() >= kMaxResultDepth) it.disable_recursion_pending();
-    // The mutation harness's runs (OUT/mutants/...) are not results of the code as it is.
-    if (it->path().filename() == "mutants" && it->is_directory(type_ec)) it.disable_recursion_pending();
-    if (it->path().filename() == "result.json" && !it->is_symlink(type_ec) && it->is_regular_file(type_ec))
-      files.push_back(it->path().string());
-  }
+  // Only DIR's own results: DIR/result.json (a suite's folder) and DIR/SUITE/result.json (a run of `all`), never
+  // a deeper tree (the mutation harness's runs in DIR/mutants are not results of the code as it is). When there
+  // are none, DIR/results.json (every suite in one file, as `all` and `report` write it).
+  CollectedResults out;
+  std::vector<fs::path> files;
+  if (is_plain_file(fs::path(dir) / "result.json")) files.push_back(fs::path(dir) / "result.json");
+  fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
   if (ec) throw InputError("--results", "cannot list '" + dir + "' (" + ec.message() + ")");
+  for (; it != end; it.increment(ec)) {
+    if (ec) {
+      // An entry that vanished or cannot be read while the folder is listed is skipped, not fatal.
+      out.skipped.push_back("an entry of '" + dir + "' could not be read (" + ec.message() + ")");
+      break;
+    }
+    std::error_code type_ec;
+    const fs::file_status st = it->symlink_status(type_ec);
+    if (type_ec || !fs::is_directory(st)) continue;
+    if (const fs::path f = it->path() / "result.json"; is_plain_file(f)) files.push_back(f);
+  }
   std::sort(files.begin(), files.end());
-  std::vector<SuiteResult> out;
   for (const auto& f : files) {
     try {
-      out.push_back(suite_result_from_json(read_json_file(f, "--results")));
+      out.results.push_back(suite_result_from_json(read_json_file(f.string(), "--results")));
+    } catch (const InputError& e) {
+      // A file that went away (or became unreadable) since it was listed is skipped; one that reads but is not a
+      // result is an error, never a report that silently leaves a suite out.
+      if (!is_plain_file(f) || ::access(f.c_str(), R_OK) != 0) {
+        out.skipped.push_back("'" + f.string() + "' could not be read");
+        continue;
+      }
+      throw InputError("--results", e.argument() == "--results" ? e.expectation() : "'" + f.string() + "': " + e.expectation());
+    }
+  }
+  if (out.results.empty() && is_plain_file(fs::path(dir) / "results.json")) {
+    const std::string f = (fs::path(dir) / "results.json").string();
+    const json j = read_json_file(f, "--results");
+    try {
+      if (j.value("schema", "") != "infoflow-verify/results/1" || !j.contains("suites") || !j["suites"].is_array())
+        throw InputError("--results", "'" + f + "': expected schema infoflow-verify/results/1 with a list of suites");
+      for (const auto& r : j["suites"]) out.results.push_back(suite_result_from_json(r));
     } catch (const InputError& e) {
       throw InputError("--results", e.argument() == "--results" ? e.expectation() : "'" + f + "': " + e.expectation());
     }
@@ -349,22 +382,30 @@ void write_series(std::ostringstream& md, std::ostringstream& html, const SuiteR
       md << "\n" << s.note << "\n";
       html << "<p>" << html_escape(s.note) << "</p>\n";
     }
-    std::string why;
-    const auto svg = plot_series_svg(s, why);
+    const SeriesPlot plot = plot_series_svg(s);
     const std::string name = plot_file_name(r, s);
-    if (svg) {
+    if (plot.svg) {
       const std::string path = (fs::path(out_dir) / "plots" / name).string();
-      write_text_file_atomic(path, *svg);
+      write_text_file_atomic(path, *plot.svg);
       files.plots.push_back(path);
       md << "\n![" << s.title << "](plots/" << name << ")\n";
       // A data URI keeps the page self-contained and each SVG's element ids isolated from the others'.
       html << "<figure class=\"plot\"><img alt=\"" << html_escape(s.title) << "\" src=\"data:image/svg+xml;base64,"
-           << base64(*svg) << "\"></figure>\n";
+           << base64(*plot.svg) << "\"></figure>\n";
     } else {
-      const std::string w = "plot '" + name + "' skipped: " + why;
+      const std::string w = "plot '" + name + "' skipped: " + plot.why;
       files.warnings.push_back(w);
       md << "\n(" << w << ")\n";
       html << "<p><em>" << html_escape(w) << "</em></p>\n";
+    }
+    if (!plot.dropped.empty()) {
+      md << "\nNot drawn:\n";
+      html << "<p class=\"dropped\">Not drawn: ";
+      for (std::size_t i = 0; i < plot.dropped.size(); ++i) {
+        md << "- " << plot.dropped[i] << "\n";
+        html << (i ? "; " : "") << html_escape(plot.dropped[i]);
+      }
+      html << ".</p>\n";
     }
     md << "\n| x | y |\n|---|---|\n";
     for (std::size_t i = 0; i < s.x.size(); ++i) md << "| " << num(s.x[i], 6) << " | " << num(s.y[i], 6) << " |\n";

@@ -96,6 +96,11 @@ json to_json(const Series& s) {
   for (std::size_t i = 0; i < s.x.size(); ++i) points.push_back({s.x[i], s.y[i]});
   json j{{"id", s.id}, {"title", s.title}, {"x_label", s.x_label}, {"y_label", s.y_label},
          {"log_log", s.log_log}, {"points", points}};
+  if (!s.y_interval.empty()) {
+    json intervals = json::array();
+    for (const auto& i : s.y_interval) intervals.push_back(interval_json(i));
+    j["y_intervals"] = intervals;
+  }
   // A series without a band is descriptive: it has no verdict.
   j["verdict"] = s.band ? json(verdict_name(s.verdict)) : json(nullptr);
   j["fit"] = s.fit ? to_json(*s.fit) : json(nullptr);
@@ -183,6 +188,11 @@ SuiteResult suite_result_from_json(const json& j) {
       for (const auto& p : s.at("points")) {
         t.x.push_back(p.at(0).get<double>());
         t.y.push_back(p.at(1).get<double>());
+      }
+      if (s.contains("y_intervals")) {
+        for (const auto& i : s["y_intervals"]) t.y_interval.push_back(interval_from(i));
+        if (t.y_interval.size() != t.x.size())
+          throw InputError("result", "series '" + t.id + "': expected one y interval per point");
       }
       if (!s.at("fit").is_null()) t.fit = fit_from_json(s.at("fit"));
       if (!s.at("exponent").is_null())

@@ -57,6 +57,8 @@ struct Series {
   std::string y_label;
   std::vector<double> x;
   std::vector<double> y;
+  /// Empty, or one interval per point (e.g. a paired confidence interval): drawn as error bars.
+  std::vector<Interval> y_interval = {};
   bool log_log = true;
   std::optional<LineFit> fit;
   std::optional<ExponentRef> exponent;  // the slope the fit is compared with, if any

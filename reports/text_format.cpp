@@ -26,7 +26,10 @@ std::string xml_escape(const std::string& s) {
       case '<': r += "&lt;"; break;
       case '>': r += "&gt;"; break;
       case '"': r += "&quot;"; break;
-      default: r += c;
+      case '\'': r += "&#39;"; break;
+      case '\t': case '\n': case '\r': r += c; break;
+      // Other control characters are not allowed in XML 1.0 at all (a document with one does not parse).
+      default: r += static_cast<unsigned char>(c) < 0x20 || c == 0x7F ? std::string("\uFFFD") : std::string(1, c);
     }
   }
   return r;

@@ -13,7 +13,8 @@ std::string format_bound(double v, int digits, bool upward);
 
 std::string format_number(double v, int digits = 4);
 
-/// Escapes & < > " for HTML text, attributes and XML alike.
+/// Escapes & < > " ' for HTML text, attributes and XML alike; control characters other than tab, newline and
+/// carriage return (which XML 1.0 forbids) become U+FFFD.
 std::string xml_escape(const std::string& s);
 
 /// Every character but letters, digits, '-' and '_' becomes '_'.

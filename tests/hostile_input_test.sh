@@ -5,6 +5,7 @@
 # usage: hostile_input_test.sh PATH/TO/infoflow-verify
 set -uo pipefail
 cli="$(realpath "$1")"
+here="$(cd "$(dirname "$0")" && pwd)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -93,7 +94,7 @@ touch FILE
 expect "out under a file" 2 "--out: cannot create the folder 'FILE/x'" -- "$cli" all --only lemmas --out FILE/x
 expect "empty out" 2 "--out: expected a folder name" -- "$cli" all --only lemmas --out ''
 expect "dot under /dev/null" 2 "--dot: cannot create the folder '/dev/null'" -- "$cli" plan --target 'x[1]' --dot /dev/null/p.dot
-expect "results from an empty tree" 2 "--results: no result.json found" -- "$cli" report --results "$(mktemp -d)" --out rep3
+expect "results from an empty tree" 2 "--results: no result found" -- "$cli" report --results "$(mktemp -d)" --out rep3
 expect "duplicate T" 2 "--T: expected distinct values, got 2 twice" -- "$cli" thm1 --T 2,2 --out o
 expect "duplicate E" 2 "--E: expected distinct values, got 2 twice" -- "$cli" thm3 --E 2,2 --out o
 printf 'x,y\n1e-320,1\n2,2\n4,3\n8,3.5\n' > subnormal.csv
@@ -144,6 +145,110 @@ expect "second run on one --out" 2 "--out: another infoflow-verify run is writin
 wait $first; rc=$?
 if [[ $rc -le 1 ]]; then passes=$((passes+1)); else echo "FAIL first run exit $rc"; fails=$((fails+1)); fi
 if find shared-out -name '*.tmp*' | grep -q .; then echo "FAIL temporary files left behind"; fails=$((fails+1)); else passes=$((passes+1)); fi
+
+# ===== Round 2 (issue 28): each of these was a defect on the code before the fix =====
+
+# --- report: labels of a result.json never reach a program (gnuplot ran back-quotes and `system(...)`) ---
+mkdir -p hr/s
+$py - <<'PY'
+import json
+labels = ["x `touch PWNED1` y", "t\"\nsystem(\"touch PWNED2\")\n!touch PWNED3\nset output 'PWNED4.svg'\n\"",
+          "</text><script>alert(1)</script>", "\u0001\u001b[31m control"]
+series = []
+for i, l in enumerate(labels):
+    series.append({"id": "s%d" % i, "title": l, "x_label": l, "y_label": l, "log_log": True,
+                   "points": [[1, 1], [2, 4], [4, 16]], "fit": None, "exponent": {"value": 2, "source": l},
+                   "band": None, "verdict": None, "points_label": l,
+                   "overlay": {"label": l, "points": [[1, 2], [4, 32]]}, "marker": {"x": 3, "label": l}})
+json.dump({"schema": "infoflow-verify/result/1", "suite": "hostile", "title": labels[0], "profile": "quick", "seed": 1,
+           "checks": [], "facts": [], "series": series, "notes": [], "tables": []}, open("hr/s/result.json", "w"))
+PY
+expect "hostile labels: report written" 0 "report:" -- "$cli" report --results hr --out hr-out
+if ls PWNED* hr-out/PWNED* >/dev/null 2>&1; then echo "FAIL report ran a command from a label"; fails=$((fails+1)); else passes=$((passes+1)); fi
+if $py -c "
+import glob, sys, xml.etree.ElementTree as ET
+files = glob.glob('hr-out/plots/*.svg')
+for f in files: ET.parse(f)
+sys.exit(0 if len(files) == 4 else 1)"; then passes=$((passes+1)); else echo "FAIL hostile-label plots are not 4 well-formed SVG files"; fails=$((fails+1)); fi
+
+# --- writes never follow links planted in an output folder ---
+echo "precious" > victim.txt
+mkdir -p linked && ln -s "$PWD/victim.txt" linked/construction.checkpoint.jsonl
+expect "linked checkpoint refused" 2 "--out: .*construction.checkpoint.jsonl' is a symbolic link" -- "$cli" "${small[@]}" --out linked
+mkdir -p linked-lock && ln -s "$PWD/lock-target" linked-lock/.infoflow-lock
+expect "dangling lock link refused" 2 "--out: .*.infoflow-lock' is a symbolic link" -- "$cli" all --only lemmas --out linked-lock
+if [[ "$(cat victim.txt)" == "precious" && ! -e lock-target ]]; then passes=$((passes+1)); else echo "FAIL a planted link was written through"; fails=$((fails+1)); fi
+
+# --- eval in double: an overflow is an error, never a laundered number (was 0.0603; MPFR and arb: 1e10 + 0.2) ---
+$py - "$weights" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1])); w.pop("certificate", None)
+w["layers"][0]["heads"][0]["beta"] = 1e308; w["cls0"][0] = 1e10
+json.dump(w, open("launder.json", "w"))
+w = json.load(open(sys.argv[1])); w.pop("certificate", None)
+w["readout"]["W"][0][0] = "1.8e308"
+json.dump(w, open("beyond_double.json", "w"))
+w = json.load(open(sys.argv[1])); w.pop("certificate", None)
+w["readout"]["W"][0][0] = 1e300; w["cls0"][0] = 1e10  # the output is 1e310 + O(1)
+json.dump(w, open("huge_output.json", "w"))
+json.dump({"inputs": [[[0.5, 0.2], [0.1, 0.7]]]}, open("two_tokens.json", "w"))
+PY
+expect "laundered overflow" 2 "--precision: double overflows on input 0 .*layer 1" -- "$cli" eval --weights launder.json --inputs two_tokens.json
+expect "the same model in MPFR" 0 '"10000000000\.1999' -- "$cli" eval --weights launder.json --inputs two_tokens.json --precision mpfr:128
+expect "a weight beyond double" 2 "--weights: readout.W\[0\]\[0\] = 1.8e\+308 is beyond the double range" -- \
+  "$cli" eval --weights beyond_double.json --inputs two_tokens.json
+expect "an output beyond double" 2 "--precision: double overflows on input 0 .*the readout" -- \
+  "$cli" eval --weights huge_output.json --inputs two_tokens.json
+expect "certify a weight beyond double" 2 "--execution: double: readout.W\[0\]\[0\] = 1.8e\+308 is beyond the double range" -- \
+  "$cli" certify --weights beyond_double.json --target 'min_{s,t} dot(x[s], x[t])' --T 2 --execution double --max-boxes 10
+expect "eps 1e-20" 2 "--eps: expected eps >= .* at d = 2, got 1e-20" -- "$cli" thm1 --T 2 --eps 1e-20 --out eps-out
+
+# --- certify: an infinite upper bound is never "complete", and is written as "inf", not null ---
+expect "unbounded certify" 0 '"sup_error_upper": "inf"' -- \
+  "$cli" certify --weights huge_output.json --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 40 --json
+expect "unbounded certify is incomplete" 0 '"complete": false' -- \
+  "$cli" certify --weights huge_output.json --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 40 --json
+
+# --- certify --budget covers the start (corners and seeds on a 20,000-wide readout used to run past it) ---
+$py - "$weights" <<'PY'
+import json, sys, random
+random.seed(3)
+w = json.load(open(sys.argv[1])); w.pop("certificate", None)
+p = 20000
+w["readout"] = {"kind": "ffn", "W1": [[random.uniform(-1, 1) for _ in range(w["E"])] for _ in range(p)],
+                "b1": [random.uniform(-1, 1) for _ in range(p)], "W2": [[random.uniform(-1, 1) for _ in range(p)]], "b2": [0.0]}
+json.dump(w, open("wide_readout.json", "w"))
+PY
+start=$(date +%s%N)
+expect "budget covers the start" 0 "stopped by budget" -- \
+  "$cli" certify --weights wide_readout.json --target 'min_{s,t} dot(x[s], x[t])' --T 2 --budget 1
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+if (( ms < 20000 )); then passes=$((passes+1)); else echo "FAIL certify --budget 1 took ${ms} ms"; fails=$((fails+1)); fi
+
+# --- a forged sweep checkpoint record is recomputed, never reported ---
+"$cli" "${small[@]}" --out forged >/dev/null 2>&1
+cp forged/result.json forged-fresh.json
+$py - <<'PY'
+import re
+path = "forged/construction.checkpoint.jsonl"
+lines = open(path).read().splitlines()
+# keep the seal, change every number of the record (as an audit multiplied a decoder value by 7.5)
+forged = [l[:65] + re.sub(r'(?<=[:\[,])(\d+\.\d+)', lambda m: repr(float(m.group(1)) * 7.5), l[65:]) for l in lines]
+assert forged != lines
+open(path, "w").write("\n".join(forged) + "\n")
+PY
+expect "forged record recomputed" "0|1" "not sealed by this user's key" -- "$cli" "${small[@]}" --out forged
+if $py "$here/same_results.py" forged-fresh.json forged/result.json >/dev/null 2>&1; then passes=$((passes+1));
+else echo "FAIL a forged checkpoint record changed the result"; fails=$((fails+1)); fi
+
+# --- the lock covers every folder a run writes into ---
+mkdir -p nested/thm3-aggregation-decoding
+flock nested/thm3-aggregation-decoding/.infoflow-lock sleep 30 &
+holder=$!
+sleep 0.3
+expect "nested output folder locked" 2 "--out: another infoflow-verify run is writing to 'nested/thm3-aggregation-decoding'" -- \
+  "$cli" all --only thm3 --out nested
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
 
 echo "hostile input: $passes passed, $fails failed"
 [[ $fails -eq 0 ]]

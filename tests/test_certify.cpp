@@ -14,6 +14,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -289,24 +291,120 @@ TEST_CASE("a checkpoint altered by hand is refused", "[certify]") {
   std::remove(q.checkpoint.c_str());
   (void)certify_model(hp, q);
   const nlohmann::json good = read_json_file(q.checkpoint, "--checkpoint");
-  REQUIRE(good.at("open_boxes").size() > 1);
+  REQUIRE(good.at("state").at("open_boxes").size() > 1);
   const auto refused = [&](const std::function<void(nlohmann::json&)>& alter) {
     nlohmann::json j = good;
-    alter(j);
+    alter(j["state"]);
     write_json_file(q.checkpoint, j, "--checkpoint");
     CertifyRequest more = q;
     more.max_boxes = 600;
     REQUIRE_THROWS_AS(certify_model(hp, more), InputError);
   };
+  // The forgeries an audit found accepted (a false certificate: U = 0.5613 where the true sup is 0.7105).
+  refused([](nlohmann::json& j) { j["open_boxes"] = nlohmann::json::array(); });         // every open box deleted
+  refused([](nlohmann::json& j) { j["open_boxes"].push_back(j["open_boxes"][0]); });     // a box duplicated
+  refused([](nlohmann::json& j) { j["boxes"] = 1; });                                   // the box counter
+  refused([](nlohmann::json& j) { j["boxes"] = 1L << 62; });
   refused([](nlohmann::json& j) { for (auto& b : j["open_boxes"]) b["upper"] = 0.0; });  // bounds lowered
   refused([](nlohmann::json& j) { j["open_boxes"][0]["lo"][0] = 5.0, j["open_boxes"][0]["hi"][0] = 6.0; });  // outside
   refused([](nlohmann::json& j) { j["lower"] = 1e300; });                              // a best value never attained
   refused([](nlohmann::json& j) { j["argmax"] = std::vector<double>{0.5}; });          // a point of the wrong size
   refused([](nlohmann::json& j) { j["open_boxes"][0]["split"] = -1; });
+  {
+    nlohmann::json unsealed = good["state"];  // the state without its seal (the format before seals)
+    write_json_file(q.checkpoint, unsealed, "--checkpoint");
+    CertifyRequest more = q;
+    more.max_boxes = 600;
+    REQUIRE_THROWS_AS(certify_model(hp, more), InputError);
+  }
   // The file as written still resumes.
   write_json_file(q.checkpoint, good, "--checkpoint");
   CertifyRequest more = q;
   more.max_boxes = 600;
   CHECK(certify_model(hp, more).result.resumed);
   std::remove(q.checkpoint.c_str());
+}
+
+TEST_CASE("a resumed search advances at once: its open boxes are not evaluated again", "[certify]") {
+  // A search preempted more often than it took to re-evaluate every open box never advanced. The seal vouches for
+  // the stored boxes, so resuming costs no box evaluation: with the box budget already spent, none is made.
+  SplitMix64 rng = test::rng_for("certify-lazy-resume");
+  const Model m = random_model(single_layer_fit_architecture(2, 4, 1, 3), rng);
+  const ModelT<DualBall> dual = convert_model<DualBall>(m, Precision{128});
+  const ModelT<ArbBall> ball = convert_model<ArbBall>(m, Precision{128});
+  const ParamLayout layout(m.arch);
+  std::atomic<long> box_evaluations{0};
+  const BoxEvaluation on_box = [&](const std::vector<DualBall>& x) {
+    ++box_evaluations;
+    return forward(dual, layout, Sequence<DualBall>{{x[0], x[1]}, {x[2], x[3]}}).y;
+  };
+  const PointEvaluation at_point = [&](const std::vector<ArbBall>& x) {
+    return forward(ball, layout, Sequence<ArbBall>{{x[0], x[1]}, {x[2], x[3]}}).y;
+  };
+  BranchAndBoundOptions o;
+  o.lo.assign(4, 0.0);
+  o.hi.assign(4, 1.0);
+  o.relative_gap = 0;
+  o.max_boxes = 400;
+  o.checkpoint_path = test::temp_path("bnb-lazy.json");
+  o.fingerprint = "lazy-resume-test";
+  std::remove(o.checkpoint_path.c_str());
+  const BranchAndBoundResult first = sup_abs_branch_and_bound(on_box, at_point, o);
+  REQUIRE(first.boxes >= 400);
+  box_evaluations = 0;
+  o.max_boxes = first.boxes;
+  const BranchAndBoundResult again = sup_abs_branch_and_bound(on_box, at_point, o);
+  CHECK(again.resumed);
+  CHECK(box_evaluations.load() == 0);
+  CHECK(again.upper == first.upper);
+  std::remove(o.checkpoint_path.c_str());
+}
+
+TEST_CASE("an unbounded search is never complete, and its bound is written as \"inf\"", "[certify]") {
+  // The model's output, 1e308 · x, is beyond the double range over most of the box: the attained value and the upper
+  // bound both read as +inf, and inf <= inf (1 + G) used to call the search complete ("requested gap reached").
+  Architecture a;
+  a.d = 1, a.E = 1;
+  a.encoder = MapShape{MapKind::Affine, 1, 1, 0};
+  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Affine, 1, 1, 0};
+  Model m = make_model<double>(a);
+  const ParamLayout L(a);
+  m.params[L.encoder().W] = 1e308;
+  const LayerOffsets& lo = L.layers()[0];
+  m.params[lo.heads[0].V] = m.params[lo.W_O] = 1e10;
+  m.params[L.readout().W] = 1.0;
+  CertifyRequest q;
+  q.target = "sum_{t} x[t]";
+  q.T = 1;
+  q.max_boxes = 50;
+  const CertifyReport rep = certify_model(convert_model<mpfr::mpreal>(m, Precision{256}), q);
+  CHECK_FALSE(rep.result.complete);
+  CHECK(std::isinf(rep.result.upper));
+  const nlohmann::json j = rep;
+  CHECK(j.at("sup_error_upper") == "inf");
+  CHECK(certify_table(rep).find("requested gap reached") == std::string::npos);
+}
+
+TEST_CASE("double execution: a zero weight over an overflowing value does not hide the overflow", "[certify]") {
+  // 0·∞ = 0 in the bound's arithmetic certified rho = 3.4e-15 for a model whose double forward pass is NaN on part
+  // of the box (binary64 computes 0·inf = NaN). The bound must be +inf there: no finite bound, never a false one.
+  Architecture a;
+  a.d = 1, a.E = 1;
+  a.encoder = MapShape{MapKind::Affine, 1, 1, 0};
+  a.layers = {LayerShape{{HeadShape{1, 1}, HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Affine, 1, 1, 0};
+  Model m = make_model<double>(a);
+  const ParamLayout L(a);
+  m.params[L.encoder().W] = 1e300;
+  const LayerOffsets& lo = L.layers()[0];
+  m.params[lo.heads[0].Q] = m.params[lo.heads[0].K] = 0.0;
+  m.params[lo.heads[0].V] = 1e10;  // the value 1e310·x overflows in double for x > 0.018
+  m.params[lo.heads[1].Q] = m.params[lo.heads[1].K] = 0.0;
+  m.params[lo.heads[1].V] = 1e-300;
+  m.params[lo.W_O] = 0.0;      // the overflowing head's column: zero
+  m.params[lo.W_O + 1] = 1.0;
+  m.params[L.readout().W] = 1.0;
+  REQUIRE(std::isnan(forward(m, L, Sequence<double>{{1.0}}).y));
+  CHECK(std::isinf(double_execution_error_bound(m, 1, 0, 1).output_error));
 }

@@ -78,3 +78,27 @@ TEST_CASE("Inputs of the wrong shape are rejected with the argument named", "[fo
   bad.layers.back().ffn_width = 3;  // the last layer has no FFN
   REQUIRE_THROWS_AS(ParamLayout(bad), InputError);
 }
+
+TEST_CASE("An overflow inside the forward pass is reported with its stage, even when the output is finite", "[forward]") {
+  // A CLS weight of 1e10 under a temperature of 1e308 gives logits of ±inf: inf − inf in the softmax is NaN, which
+  // a NaN-dropping ReLU turned into a finite wrong output. The pass says where the first non-finite state is.
+  Architecture a;
+  a.d = 1, a.E = 2;
+  a.encoder = MapShape{MapKind::Affine, 1, 2, 0};
+  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Ffn, 2, 1, 2};
+  Model m = make_model<double>(a);
+  const ParamLayout L(a);
+  m.params[L.encoder().W] = 1.0;
+  m.params[L.cls0()] = 1e10;
+  const LayerOffsets& lo = L.layers()[0];
+  m.params[lo.heads[0].Q] = m.params[lo.heads[0].K] = m.params[lo.heads[0].V] = 1.0;
+  m.params[lo.W_O] = 1.0;
+  m.temperatures[lo.heads[0].temperature] = 1e308;
+  const ForwardResult<double> r = forward(m, L, Sequence<double>{{0.5}, {0.25}});
+  CHECK(r.nonfinite_at == "layer 1");
+  const auto hp = convert_model<mpfr::mpreal>(m, Precision{256});
+  const ForwardResult<mpfr::mpreal> exact = forward(hp, L, convert_sequence<mpfr::mpreal>({{0.5}, {0.25}}, Precision{256}));
+  CHECK(exact.nonfinite_at.empty());
+  CHECK(mpfr::isfinite(exact.y));
+}

@@ -77,3 +77,21 @@ TEST_CASE("What a ball promises at its edges: bad text, indeterminate bounds, ex
   REQUIRE(x.upper() >= 0.5);
   REQUIRE(x.lower() <= 0.25);
 }
+
+TEST_CASE("ReLU and max keep a NaN in every scalar: an overflow upstream is never turned into a number", "[scalar]") {
+  // `v > 0 ? v : 0` maps NaN (inf − inf in a softmax) to 0, and std::max(a, NaN) returns a: eval printed the
+  // readout bias, 0.0603, where MPFR and arb give 1e10.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK(std::isnan(ScalarTraits<double>::relu(nan)));
+  CHECK(std::isnan(ScalarTraits<double>::max_of(nan, 1.0)));
+  CHECK(std::isnan(ScalarTraits<double>::max_of(1.0, nan)));
+  CHECK(ScalarTraits<double>::relu(-2.0) == 0.0);
+  CHECK(ScalarTraits<double>::relu(INFINITY) == INFINITY);
+  const mpfr::mpreal mnan = ScalarTraits<mpfr::mpreal>::from_double(nan, Precision{128});
+  const mpfr::mpreal one(1, 128);
+  CHECK(mpfr::isnan(ScalarTraits<mpfr::mpreal>::relu(mnan)));
+  CHECK(mpfr::isnan(ScalarTraits<mpfr::mpreal>::max_of(mnan, one)));
+  CHECK(mpfr::isnan(ScalarTraits<mpfr::mpreal>::max_of(one, mnan)));
+  CHECK(ScalarTraits<mpfr::mpreal>::relu(-one) == 0);
+  CHECK_FALSE(ScalarTraits<ArbBall>::relu(ArbBall(nan, 128)).is_finite());
+}

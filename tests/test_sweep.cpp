@@ -1,5 +1,6 @@
 #include "numerics/sweep/sweep_runner.hpp"
 #include "numerics/util/errors.hpp"
+#include "numerics/util/record_seal.hpp"
 
 #include <catch2/catch.hpp>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 using namespace infoflow;
 using nlohmann::json;
@@ -110,19 +112,77 @@ TEST_CASE("A stored value that does not read back as the record is recomputed, n
   std::filesystem::remove(path);
 }
 
+namespace {
+// A checkpoint line as the toolkit writes it: the record's seal under this user's key, a space, the record.
+std::string sealed(const std::string& record) { return RecordSeal::instance().seal(record) + " " + record + "\n"; }
+}  // namespace
+
 TEST_CASE("Checkpoint lines of the wrong shape are skipped, not fatal", "[sweep]") {
   const std::string path = fresh_path("shapes");
   {
     std::ofstream f(path);
-    f << "{\"key\": 5, \"fingerprint\": \"v1\", \"value\": 1}\n"        // key not a string
-      << "{\"key\": \"a\", \"fingerprint\": [], \"value\": 1}\n"       // fingerprint not a string
-      << "[1, 2, 3]\n"                                                 // not an object
-      << "{\"key\": \"b\", \"fingerprint\": \"v1\", \"value\": 2}\n";  // fine
+    f << sealed("{\"key\": 5, \"fingerprint\": \"v1\", \"value\": 1}")        // key not a string
+      << sealed("{\"key\": \"a\", \"fingerprint\": [], \"value\": 1}")       // fingerprint not a string
+      << sealed("[1, 2, 3]")                                                 // not an object
+      << sealed("{\"key\": \"b\", \"fingerprint\": \"v1\", \"value\": 2}");  // fine
   }
   SweepCheckpoint cp(path, "v1");
   REQUIRE(cp.size() == 1);
   REQUIRE(cp.get("b") == 2);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("A forged or edited checkpoint record is recomputed, never taken into a result", "[sweep]") {
+  // An audit multiplied a stored decoder value by 7.5 (and divided an NMSE by 1000, flipping a verdict): the
+  // well-formed record was reused with exit 0. Only records sealed by this user's key are finished points.
+  const std::string path = fresh_path("forged");
+  {
+    SweepCheckpoint cp(path, "v1");
+    cp.append("p0", json{{"i", 0}, {"sq", 0}});
+    cp.append("p1", json{{"i", 1}, {"sq", 1}});
+  }
+  std::vector<std::string> lines;
+  {
+    std::ifstream f(path);
+    for (std::string l; std::getline(f, l);) lines.push_back(l);
+  }
+  REQUIRE(lines.size() == 2);
+  const std::string edited = lines[1].substr(0, lines[1].find("\"sq\":1")) + "\"sq\":75}}";  // the seal kept, the value changed
+  {
+    std::ofstream f(path);
+    f << lines[0] << "\n"
+      << edited << "\n"
+      << "{\"fingerprint\":\"v1\",\"key\":\"p2\",\"value\":{\"i\":2,\"sq\":400}}\n"  // the old, unsealed format
+      << std::string(64, '0') + " {\"fingerprint\":\"v1\",\"key\":\"p3\",\"value\":{\"i\":3,\"sq\":900}}\n";  // a made-up seal
+  }
+  SweepCheckpoint cp(path, "v1");
+  CHECK(cp.size() == 1);
+  CHECK(cp.untrusted_lines() == 3);
+  std::vector<std::size_t> computed;
+  const auto out = run_sweep<Square>("s", keys(4), [&](std::size_t i) {
+    computed.push_back(i);
+    return Square{i, i * i};
+  }, cp, 1);
+  CHECK(computed == std::vector<std::size_t>{1, 2, 3});
+  for (std::size_t i = 0; i < out.size(); ++i) CHECK(out[i].sq == i * i);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("A symbolic link in a checkpoint's place is refused, and its target left alone", "[sweep]") {
+  // The checkpoint used to be opened O_APPEND | O_CREAT and truncated to its last newline through a planted link:
+  // an unrelated file was cut and appended to.
+  const std::string path = fresh_path("link"), victim = fresh_path("victim");
+  {
+    std::ofstream f(victim);
+    f << "precious text without a final newline";
+  }
+  std::filesystem::create_symlink(victim, path);
+  REQUIRE_THROWS_AS(SweepCheckpoint(path, "v1"), InputError);
+  std::ifstream f(victim);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  CHECK(text == "precious text without a final newline");
+  std::filesystem::remove(path);
+  std::filesystem::remove(victim);
 }
 
 #include "numerics/sweep/distribution.hpp"

@@ -33,6 +33,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 namespace infoflow {
@@ -136,12 +137,21 @@ json eval_outputs(const ModelT<mpfr::mpreal>& hp, const std::vector<std::vector<
       for (const auto& v : tok) x.push_back(ScalarTraits<S>::from_mpreal(v, p));
       X.push_back(x);
     }
-    const S y = forward(m, layout, X).y;
+    const ForwardResult<S> r = forward(m, layout, X);
+    const S& y = r.y;
+    if constexpr (std::is_same_v<S, double> || std::is_same_v<S, mpfr::mpreal>) {
+      // An overflow anywhere (not only in the output) means this precision did not compute the function: a finite
+      // output after one could be a laundered wrong answer (inf − inf = NaN, and a NaN turned into a number).
+      if (!r.nonfinite_at.empty())
+        throw InputError("--precision", std::string(std::is_same_v<S, double> ? "double" : "mpfr:" + std::to_string(p.bits)) +
+                                            " overflows on input " + std::to_string(out.size()) + " (a NaN or an infinity in the " +
+                                            "states after " + r.nonfinite_at + "), so it does not evaluate the model there; " +
+                                            "expected a precision whose range holds every intermediate value, such as " +
+                                            "--precision arb:256 (balls of any exponent)");
+    }
     if constexpr (std::is_same_v<S, double>) {
-      if (!std::isfinite(y)) throw NumericError("the output is not finite (NaN or overflow)");
       out.push_back(y);
     } else if constexpr (std::is_same_v<S, mpfr::mpreal>) {
-      if (!mpfr::isfinite(y)) throw NumericError("the output is not finite (NaN or overflow)");
       out.push_back(y.toString(static_cast<int>(p.bits * 0.30103) + 2));
     } else {
       if (!y.is_finite()) {
@@ -187,6 +197,19 @@ int cmd_eval(const std::string& weights, const std::string& inputs_path, const s
       std::cerr << "warning: " << outside.size() << " input(s) lie outside the certified domain (T = " << domain->T
                 << ", box [" << domain->box_lo << ", " << domain->box_hi << "]^" << domain->T * domain->d
                 << "): the certified bound " << domain->sup_error_bound << " does not apply to them\n";
+  }
+  if (ps.kind == PrecisionSpec::Kind::Double) {
+    // A weight or input beyond the double range would round to ±inf: the double model would not be the file's.
+    if (const auto w = first_weight_beyond_double(model))
+      throw InputError("--weights", *w + " is beyond the double range (" + kDoubleRangeText +
+                                        "); expected weights a double holds, or --precision mpfr:BITS or arb:BITS");
+    for (std::size_t s = 0; s < inputs.size(); ++s)
+      for (const auto& tok : inputs[s])
+        for (const auto& v : tok)
+          if (std::isinf(v.toDouble()))
+            throw InputError("--inputs", "input " + std::to_string(s) + " holds " + v.toString(17) +
+                                             ", beyond the double range (|x| <= 1.7976931348623157e308); expected "
+                                             "inputs a double holds, or --precision mpfr:BITS or arb:BITS");
   }
   switch (ps.kind) {
     case PrecisionSpec::Kind::Double: out["outputs"] = eval_outputs<double>(model, inputs, Precision{53}); break;
@@ -320,6 +343,11 @@ int cmd_all(const GlobalOptions& g, const std::string& only) {
     }
   }
   const OutputFolderLock lock(g.out, "--out");
+  // Every folder this run writes into is held too: a suite run on its own with --out OUT/SUITE, at the same
+  // time, would otherwise share (and overwrite) that suite's checkpoints and result.
+  std::vector<std::unique_ptr<OutputFolderLock>> suite_locks;
+  for (const SuiteInfo* sp : selected)
+    suite_locks.push_back(std::make_unique<OutputFolderLock>((std::filesystem::path(g.out) / sp->id).string(), "--out"));
   std::vector<SuiteResult> results;
   for (const SuiteInfo* sp : selected) {
     const SuiteInfo& suite = *sp;
@@ -352,8 +380,11 @@ int cmd_all(const GlobalOptions& g, const std::string& only) {
 
 int cmd_report(const std::string& results_dir, const std::string& out) {
   const OutputFolderLock lock(out, "--out");
-  const auto results = collect_results(results_dir);
-  if (results.empty()) throw InputError("--results", "no result.json found in '" + results_dir + "' (searched 3 folders deep)");
+  const CollectedResults collected = collect_results(results_dir);
+  for (const auto& w : collected.skipped) std::fprintf(stderr, "warning: skipped %s\n", w.c_str());
+  const auto& results = collected.results;
+  if (results.empty())
+    throw InputError("--results", "no result found in '" + results_dir + "' (expected DIR/result.json, DIR/SUITE/result.json or DIR/results.json)");
   const ReportFiles files = write_report(results, out);
   for (const auto& w : files.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   std::cout << summary_table(results) << "report: " << files.html << "\n";

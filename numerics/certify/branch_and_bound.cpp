@@ -2,6 +2,7 @@
 
 #include "numerics/util/errors.hpp"
 #include "numerics/util/file_io.hpp"
+#include "numerics/util/record_seal.hpp"
 #include "numerics/util/mutation.hpp"
 
 #include <algorithm>
@@ -120,22 +121,23 @@ void save_state(const std::string& path, const std::string& fingerprint, const B
     boxes.push_back({{"lo", b.lo}, {"hi", b.hi}, {"upper", bound_json(b.upper)}, {"split", b.split}, {"order", b.order}});
   }
   const BranchAndBoundResult& r = s.result;
-  const nlohmann::json j{{"schema", kCheckpointSchema}, {"fingerprint", fingerprint}, {"box_lo", o.lo}, {"box_hi", o.hi},
-                         {"lower", r.lower}, {"argmax", r.argmax}, {"boxes", r.boxes}, {"seconds", r.seconds},
-                         {"order", s.order}, {"open_boxes", boxes}};
-  write_json_file(path, j, "--checkpoint");
+  const nlohmann::json state{{"schema", kCheckpointSchema}, {"fingerprint", fingerprint}, {"box_lo", o.lo}, {"box_hi", o.hi},
+                             {"lower", r.lower}, {"argmax", r.argmax}, {"boxes", r.boxes}, {"seconds", r.seconds},
+                             {"order", s.order}, {"open_boxes", boxes}};
+  // Sealed (numerics/util/record_seal.hpp): the open boxes are trusted on resumption, so a file with boxes
+  // deleted, added or altered, or counters changed, must not verify.
+  write_json_file(path, {{"seal", RecordSeal::instance().seal(state.dump())}, {"state", state}}, "--checkpoint");
 }
 
-// The stored search, or nothing when the file does not exist. Nothing in the file is trusted: every box must lie in
-// the search's box, the best point is re-evaluated, and every open box is evaluated again and must give the stored
-// bound and split (a file altered by hand, or written by a build whose enclosures differ, is refused). Boxes that
-// were deleted from the file cannot be detected; docs/certify.md §5 says so. Throws InputError (--checkpoint).
-bool load_state(const BranchAndBoundOptions& o, const BoxEvaluation& on_box, const PointEvaluation& at_point,
-                SearchState& s) {
+// The stored search, or nothing when the file does not exist. The file must carry this user's seal over its state
+// (a forged or edited file, e.g. with open boxes deleted, would otherwise certify a wrong bound); its boxes must lie
+// in the search's box, and the best point is re-evaluated. The open boxes are not re-evaluated: the seal vouches for
+// them, and a search that is preempted often still advances. Throws InputError (--checkpoint).
+bool load_state(const BranchAndBoundOptions& o, const PointEvaluation& at_point, SearchState& s) {
   if (!std::filesystem::exists(o.checkpoint_path)) return false;
-  const nlohmann::json j = read_json_file(o.checkpoint_path, "--checkpoint");
-  const std::string file = "the checkpoint " + o.checkpoint_path;
-  const auto refuse = [&](const std::string& why) { throw InputError("--checkpoint", file + " " + why); };
+  const nlohmann::json file = read_json_file(o.checkpoint_path, "--checkpoint");
+  const std::string name = "the checkpoint " + o.checkpoint_path;
+  const auto refuse = [&](const std::string& why) { throw InputError("--checkpoint", name + " " + why); };
   const std::size_t n = o.lo.size();
   const auto inside = [&](const std::vector<double>& lo, const std::vector<double>& hi) {
     if (lo.size() != n || hi.size() != n) return false;
@@ -143,8 +145,12 @@ bool load_state(const BranchAndBoundOptions& o, const BoxEvaluation& on_box, con
       if (!(o.lo[i] <= lo[i] && lo[i] <= hi[i] && hi[i] <= o.hi[i])) return false;
     return true;
   };
-  std::vector<Box> boxes;
   try {
+    if (!file.is_object() || !file.contains("seal") || !file["seal"].is_string() || !file.contains("state") ||
+        !RecordSeal::instance().verifies(file["state"].dump(), file["seal"].get<std::string>()))
+      refuse("is not sealed by this user's key (" + RecordSeal::instance().key_origin() +
+             "): it was written by another user or machine, or altered; remove it to start over");
+    const nlohmann::json& j = file["state"];
     if (j.at("schema") != kCheckpointSchema || j.at("fingerprint") != o.fingerprint ||
         j.at("box_lo").get<std::vector<double>>() != o.lo || j.at("box_hi").get<std::vector<double>>() != o.hi)
       refuse("belongs to another model, target, box or build; remove it or choose another file");
@@ -163,26 +169,15 @@ bool load_state(const BranchAndBoundOptions& o, const BoxEvaluation& on_box, con
       if (!inside(box.lo, box.hi) || box.split < 0 || box.split >= static_cast<int>(n) || box.order < 0 ||
           box.order >= s.order)
         refuse("holds a box outside the search's box or with an impossible split or order");
-      boxes.push_back(std::move(box));
+      s.queue.push(std::move(box));
     }
   } catch (const nlohmann::json::exception& e) {
     refuse(std::string("is not a branch-and-bound state: ") + e.what());
   }
-  // Re-evaluate what the file claims.
+  // The best point is cheap to re-evaluate: a build whose evaluation differs is caught here.
   std::vector<ArbBall> point;
   for (double v : s.result.argmax) point.emplace_back(v, o.prec);
   if (abs_lower(at_point(point)) != s.result.lower) refuse("claims a best value its point does not attain");
-  std::vector<char> agrees(boxes.size(), 0);
-#pragma omp parallel for num_threads(o.threads) schedule(dynamic)
-  for (std::size_t i = 0; i < boxes.size(); ++i) {
-    const Evaluated ev = evaluate(Box{boxes[i].lo, boxes[i].hi, INFINITY, 0, boxes[i].order}, on_box, at_point, o.prec);
-    agrees[i] = (ev.box.upper == boxes[i].upper || (std::isinf(ev.box.upper) && std::isinf(boxes[i].upper))) &&
-                ev.box.split == boxes[i].split;
-  }
-  for (std::size_t i = 0; i < boxes.size(); ++i) {
-    if (!agrees[i]) refuse("holds a box whose stored bound its evaluation does not reproduce");
-    s.queue.push(std::move(boxes[i]));
-  }
   s.result.resumed = true;
   return true;
 }
@@ -203,7 +198,7 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   SearchState state;
   const bool checkpointing = !o.checkpoint_path.empty();
-  const bool resumed = checkpointing && load_state(o, on_box, at_point, state);
+  const bool resumed = checkpointing && load_state(o, at_point, state);
   BranchAndBoundResult& r = state.result;
   long& order = state.order;
   Queue& queue = state.queue;
@@ -234,17 +229,28 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
       }
       seeds.push_back(x);
     }
-    std::vector<double> values(seeds.size());
+    // The budget covers the start too: a seed begun after it ran out is skipped (an expensive model can take
+    // seconds per evaluation, and there are up to 4096 + 256 seeds).
+    std::vector<double> values(seeds.size(), -1.0);
 #pragma omp parallel for num_threads(o.threads) schedule(dynamic)
     for (std::size_t k = 0; k < seeds.size(); ++k) {
+      if (elapsed() > o.budget_seconds) continue;
       std::vector<ArbBall> xb;
       for (double v : seeds[k]) xb.emplace_back(v, o.prec);
       values[k] = abs_lower(at_point(xb));
     }
     for (std::size_t k = 0; k < seeds.size(); ++k)
-      if (values[k] > r.lower || r.argmax.empty()) r.lower = values[k], r.argmax = seeds[k];
+      if (values[k] >= 0 && (values[k] > r.lower || r.argmax.empty())) r.lower = values[k], r.argmax = seeds[k];
+    if (elapsed() > o.budget_seconds) {
+      // No box evaluated: nothing bounds the error from above. Nothing is saved (a state without its root box
+      // would read as a finished search).
+      r.upper = INFINITY;
+      r.stopped_by = "budget";
+      r.seconds = elapsed();
+      return r;
+    }
+    accept(evaluate(Box{o.lo, o.hi, INFINITY, 0, order++}, on_box, at_point, o.prec));
   }
-  if (!resumed) accept(evaluate(Box{o.lo, o.hi, INFINITY, 0, order++}, on_box, at_point, o.prec));
   while (true) {
     if (checkpointing && elapsed() - last_save >= o.checkpoint_seconds) {
       r.seconds = seconds_before + elapsed();
@@ -255,7 +261,8 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
     while (!queue.empty() && queue.top().upper <= r.lower) queue.pop();
     const double upper = queue.empty() ? r.lower : std::max(r.lower, queue.top().upper);
     r.upper = upper;
-    if (upper <= r.lower * (1 + o.relative_gap) || upper - r.lower <= o.absolute_gap) {
+    // Complete only with a finite upper bound: inf <= inf·(1 + G) holds, and would call an unbounded search done.
+    if (std::isfinite(upper) && (upper <= r.lower * (1 + o.relative_gap) || upper - r.lower <= o.absolute_gap)) {
       r.complete = true, r.stopped_by = "gap";
       break;
     }

@@ -25,7 +25,9 @@ class Up {
   double value() const { return v_; }
   friend Up operator+(Up a, Up b) { return Up((ArbBall(a.v_, kPrec) + ArbBall(b.v_, kPrec)).upper()); }
   friend Up operator*(Up a, Up b) {
-    if (a.v_ == 0 || b.v_ == 0) return Up(0.0);  // an exact zero stays zero, even against an unbounded factor
+    // An exact zero times a bounded factor is zero. Against an unbounded one it is not: in binary64 0·∞ is NaN, so
+    // a zero weight over an overflowing value does not hide the overflow.
+    if (a.v_ == 0 || b.v_ == 0) return std::isinf(a.v_) || std::isinf(b.v_) ? Up(INFINITY) : Up(0.0);
     return Up((ArbBall(a.v_, kPrec) * ArbBall(b.v_, kPrec)).upper());
   }
   Up& operator+=(Up b) { return *this = *this + b; }

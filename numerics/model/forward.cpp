@@ -42,6 +42,8 @@ class ForwardPass {
       tokens[t] = token_state(X[t], t);
     }
     Vec<S> cls(p_.begin() + L_.cls0(), p_.begin() + L_.cls0() + a.E);
+    std::string nonfinite_at;
+    note_nonfinite(nonfinite_at, "the encoder", tokens, cls);
 
     const auto& layers = L_.layers();
     for (std::size_t l = 0; l < layers.size(); ++l) {
@@ -78,12 +80,32 @@ class ForwardPass {
         }
       }
       cls = std::move(new_cls);
+      note_nonfinite(nonfinite_at, "layer " + std::to_string(l + 1), tokens, cls);
     }
     ForwardResult<S> r{apply_map(L_.readout(), cls)[0], cls};
+    note_nonfinite(nonfinite_at, "the readout", {}, {r.y});
+    r.nonfinite_at = nonfinite_at;
     return r;
   }
 
  private:
+  // Point types: records `stage` as the first with a NaN or an infinity in the token states or the CLS state.
+  // (Balls are not checked: an unbounded ball is an honest, if useless, enclosure.)
+  static void note_nonfinite(std::string& first, const std::string& stage, const std::vector<Vec<S>>& tokens,
+                             const Vec<S>& cls) {
+    if constexpr (std::is_same_v<S, double> || std::is_same_v<S, mpfr::mpreal>) {
+      if (!first.empty()) return;
+      const auto finite = [](const Vec<S>& v) {
+        for (const S& x : v)
+          if (!ScalarTraits<S>::is_finite(x)) return false;
+        return true;
+      };
+      bool ok = finite(cls);
+      for (const auto& u : tokens) ok = ok && finite(u);
+      if (!ok) first = stage;
+    }
+  }
+
   // y = A x with A stored row-major at offset `off` (rows × cols).
   Vec<S> matvec(std::size_t off, int rows, int cols, const Vec<S>& x) const {
     Vec<S> y(rows, zero_);

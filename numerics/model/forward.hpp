@@ -3,6 +3,7 @@
 // double, mpfr::mpreal and ArbBall in forward.cpp.
 #include "numerics/model/model.hpp"
 
+#include <string>
 #include <vector>
 
 namespace infoflow {
@@ -18,6 +19,10 @@ template <class S>
 struct ForwardResult {
   S y;
   Vec<S> cls_state;  // the pre-readout state c (the FFN input that lemma L4 speaks of)
+  /// Point types (double, MPFR): the first stage whose state holds a NaN or an infinity ("the encoder",
+  /// "layer 2", "the readout"), or "" when every state was finite. A non-finite state means this precision did not
+  /// compute the real-number function (an overflow); a finite `y` after one would be a laundered wrong answer.
+  std::string nonfinite_at = {};
 };
 
 template <class S>

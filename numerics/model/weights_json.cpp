@@ -280,3 +280,23 @@ std::vector<std::vector<std::vector<mpfr::mpreal>>> inputs_from_json(const json&
 }
 
 }  // namespace infoflow
+
+namespace infoflow {
+
+std::optional<std::string> first_weight_beyond_double(const ModelT<mpfr::mpreal>& m) {
+  const ParamLayout layout(m.arch);
+  const auto beyond = [](const mpfr::mpreal& v) { return mpfr::isfinite(v) && std::isinf(v.toDouble()); };
+  for (const TensorSpec& t : layout.tensors())
+    for (int r = 0; r < t.rows; ++r)
+      for (int c = 0; c < t.cols; ++c)
+        if (const auto& v = m.params[t.index(r, c)]; beyond(v))
+          return t.name + "[" + std::to_string(r) + "]" + (t.is_vector ? "" : "[" + std::to_string(c) + "]") + " = " +
+                 v.toString(17);
+  for (std::size_t l = 0; l < layout.layers().size(); ++l)
+    for (std::size_t h = 0; h < layout.layers()[l].heads.size(); ++h)
+      if (const auto& v = m.temperatures[layout.layers()[l].heads[h].temperature]; beyond(v))
+        return "layers[" + std::to_string(l) + "].heads[" + std::to_string(h) + "].beta = " + v.toString(17);
+  return std::nullopt;
+}
+
+}  // namespace infoflow

@@ -50,4 +50,10 @@ std::optional<CertifiedDomain> certified_domain_of(const nlohmann::json& weights
 /// As for weights, a JSON number is the exact double it denotes; a string is a decimal rounded to `bits`.
 std::vector<std::vector<std::vector<mpfr::mpreal>>> inputs_from_json(const nlohmann::json& j, int d, long bits);
 
+/// The largest magnitude a double holds (DBL_MAX), as text for messages.
+inline constexpr const char* kDoubleRangeText = "|w| <= 1.7976931348623157e308";
+/// The first weight or temperature (named by its JSON path, with its value) whose magnitude is beyond the double
+/// range, so that rounding it to double gives ±inf: a model whose double weights are not the ones the file defines.
+std::optional<std::string> first_weight_beyond_double(const ModelT<mpfr::mpreal>& m);
+
 }  // namespace infoflow

@@ -26,8 +26,10 @@ struct ScalarTraits<double> {
   static double from_double(double v, Precision) { return v; }
   static double from_mpreal(const mpfr::mpreal& v, Precision) { return v.toDouble(); }
   static double to_double(double v) { return v; }
-  static double relu(double v) { return v > 0.0 ? v : 0.0; }
-  static double max_of(double a, double b) { return std::max(a, b); }
+  // NaN in, NaN out: `v > 0 ? v : 0` would turn a NaN (an overflow upstream, inf − inf) into a finite 0.
+  static double relu(double v) { return v > 0.0 || std::isnan(v) ? v : 0.0; }
+  static double max_of(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
+  static bool is_finite(double v) { return std::isfinite(v); }
   static double exp_of(double a) { return std::exp(a); }
   static double zero_like(double) { return 0.0; }
 };
@@ -42,8 +44,13 @@ struct ScalarTraits<mpfr::mpreal> {
     return r;
   }
   static double to_double(const mpfr::mpreal& v) { return v.toDouble(); }
-  static mpfr::mpreal relu(const mpfr::mpreal& v) { return v > 0 ? v : mpfr::mpreal(0, v.get_prec()); }
-  static mpfr::mpreal max_of(const mpfr::mpreal& a, const mpfr::mpreal& b) { return a >= b ? a : b; }
+  static mpfr::mpreal relu(const mpfr::mpreal& v) { return v > 0 || mpfr::isnan(v) ? v : mpfr::mpreal(0, v.get_prec()); }
+  static mpfr::mpreal max_of(const mpfr::mpreal& a, const mpfr::mpreal& b) {
+    if (mpfr::isnan(a)) return a;
+    if (mpfr::isnan(b)) return b;
+    return a >= b ? a : b;
+  }
+  static bool is_finite(const mpfr::mpreal& v) { return mpfr::isfinite(v); }
   static mpfr::mpreal exp_of(const mpfr::mpreal& a) { return mpfr::exp(a); }
   static mpfr::mpreal zero_like(const mpfr::mpreal& v) { return mpfr::mpreal(0, v.get_prec()); }
 };
@@ -55,7 +62,9 @@ struct ScalarTraits<ArbBall> {
   static ArbBall from_mpreal(const mpfr::mpreal& v, Precision p) { return ArbBall(v, p.bits); }
   /// The midpoint: a representative value, NOT an enclosure (use upper()/lower() for bounds).
   static double to_double(const ArbBall& v) { return v.mid(); }
+  /// arb_max of a ball with a NaN midpoint is indeterminate: NaN propagates, as for the point types.
   static ArbBall relu(const ArbBall& v) { return max(v, ArbBall(0.0, v.prec())); }
+  static bool is_finite(const ArbBall& v) { return v.is_finite(); }
   static ArbBall max_of(const ArbBall& a, const ArbBall& b) { return max(a, b); }
   static ArbBall exp_of(const ArbBall& a) { return exp(a); }
   /// An exact zero (radius 0) at v's precision. (v − v is not zero in ball arithmetic: it is [0 ± 2r].)

@@ -4,12 +4,16 @@
 #include "numerics/scalar/arb_ball.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/util/file_io.hpp"
+#include "numerics/util/record_seal.hpp"
 
 #include <fcntl.h>
 #include <omp.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <optional>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -18,39 +22,75 @@
 
 namespace infoflow {
 
+namespace {
+
+constexpr std::size_t kSealChars = 64;
+
+// A stored line: the record's seal, a space, the record's JSON text (docs/input-limits.md, "What is trusted").
+std::string sealed_line(const std::string& record_text) {
+  return RecordSeal::instance().seal(record_text) + " " + record_text + "\n";
+}
+
+// The record text of a line, or nothing when the line's seal does not verify (torn, edited, forged, another
+// user's, or of the unsealed format).
+std::optional<std::string> sealed_text(const std::string& line) {
+  if (line.size() <= kSealChars + 1 || line[kSealChars] != ' ') return std::nullopt;
+  std::string text = line.substr(kSealChars + 1);
+  if (!RecordSeal::instance().verifies(text, line.substr(0, kSealChars))) return std::nullopt;
+  return text;
+}
+
+}  // namespace
+
 SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint)
     : path_(std::move(path)), fingerprint_(std::move(fingerprint)) {
   // Under MPI only the root owns checkpoints: a worker's checkpoint is empty and never touches the file.
   if (!is_root_process()) return;
   const std::filesystem::path p(path_);
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  if (p.has_parent_path()) ensure_directory(p.parent_path().string(), "--out");
+  const int fd = open_own_file(path_, O_RDWR, "--out");
+  if (fd < 0) return;  // a new checkpoint
   std::string text;
-  {
-    std::ifstream in(path_, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+  try {
+    text = read_own_file(fd, path_, "--out");
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
-  // Cut a torn last line (a kill during a write) so the next append starts on a fresh line.
+  // Cut a torn last line (a kill during a write) so the next append starts on a fresh line. ftruncate acts on
+  // the file opened (never on a link's target: open_own_file refuses links).
   const auto last_nl = text.rfind('\n');
   const std::size_t keep = last_nl == std::string::npos ? 0 : last_nl + 1;
   if (keep != text.size()) {
-    std::filesystem::resize_file(path_, keep);
+    if (::ftruncate(fd, static_cast<off_t>(keep)) != 0) {
+      ::close(fd);
+      throw InputError("--out", "cannot cut the torn last line of checkpoint '" + path_ + "'");
+    }
     text.resize(keep);
   }
+  ::close(fd);
   std::stringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
+    // A line that is not a sealed, well-formed record of this configuration (torn, edited, forged, of another
+    // version) is not a finished point: it is skipped and the point recomputed.
     if (line.empty()) continue;
-    // A line that is not a well-formed record (torn, edited, of another version) is not a finished
-    // point: it is skipped and the point recomputed.
-    const auto j = try_parse_json_text(line);
-    if (j.is_discarded() || !j.is_object()) continue;
-    const auto key = j.find("key"), fingerprint = j.find("fingerprint"), value = j.find("value");
-    if (key == j.end() || !key->is_string() || value == j.end()) continue;
-    if (fingerprint == j.end() || !fingerprint->is_string() || *fingerprint != fingerprint_) continue;
+    const auto text = sealed_text(line);
+    if (!text) {
+      ++untrusted_;
+      continue;
+    }
+    const auto parsed = try_parse_json_text(*text);
+    if (parsed.is_discarded() || !parsed.is_object()) continue;
+    const nlohmann::json* j = &parsed;
+    const auto key = j->find("key"), fingerprint = j->find("fingerprint"), value = j->find("value");
+    if (key == j->end() || !key->is_string() || value == j->end()) continue;
+    if (fingerprint == j->end() || !fingerprint->is_string() || *fingerprint != fingerprint_) continue;
     done_[key->get<std::string>()] = decode_nonfinite(*value);
   }
+  if (untrusted_ > 0)
+    std::fprintf(stderr, "warning: %zu line(s) of checkpoint '%s' are not sealed by this user's key (%s): their points "
+                 "are recomputed\n", untrusted_, path_.c_str(), RecordSeal::instance().key_origin().c_str());
 }
 
 bool SweepCheckpoint::has(const std::string& key) const {
@@ -70,13 +110,14 @@ std::size_t SweepCheckpoint::size() const {
 
 void SweepCheckpoint::append(const std::string& key, const nlohmann::json& value) {
   // NaN and ±inf (a diverged candidate's error) would be written as null and not read back: encoded instead.
-  const std::string line = encode_record_text(nlohmann::json{{"key", key}, {"fingerprint", fingerprint_}, {"value", value}}) + "\n";
+  const std::string line =
+      sealed_line(encode_record_text(nlohmann::json{{"key", key}, {"fingerprint", fingerprint_}, {"value", value}}));
   std::lock_guard<std::mutex> lock(mu_);
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
-  if (fd < 0) throw InputError("--out", "cannot open checkpoint '" + path_ + "' for appending");
+  const int fd = open_own_file(path_, O_WRONLY | O_APPEND | O_CREAT, "--out");
   std::size_t written = 0;
   while (written < line.size()) {
     const ssize_t n = ::write(fd, line.data() + written, line.size() - written);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       ::close(fd);
       throw InputError("--out", "write to checkpoint '" + path_ + "' failed");

@@ -2,9 +2,11 @@
 // Runs independent sweep points in parallel and keeps every finished point in a JSON-lines
 // checkpoint, so an interrupted sweep resumes without redoing or losing finished work.
 //
-// Each finished point is one line {"key", "fingerprint", "value"} appended with a single write(2)
-// and fsync'd. A kill can tear at most the line being written; on reopen a torn tail is cut off.
-// Records whose fingerprint differs (other seed, profile or code version of the point) are ignored.
+// Each finished point is one line, SEAL {"key", "fingerprint", "value"}, appended with a single write(2) and
+// fsync'd; SEAL is the record's HMAC under this user's key (numerics/util/record_seal.hpp), so a line someone
+// else wrote or edited is not taken for a finished point. A kill can tear at most the line being written; on
+// reopen a torn tail is cut off. Records whose fingerprint differs (other seed, profile or code version of the
+// point) are ignored. The file is opened with O_NOFOLLOW: a symbolic link in its place is refused (InputError).
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -24,11 +26,14 @@ class SweepCheckpoint {
   void append(const std::string& key, const nlohmann::json& value);
   std::size_t size() const;
   const std::string& path() const { return path_; }
+  /// Lines that were not sealed by this user's key (forged, edited, or another user's): their points are recomputed.
+  std::size_t untrusted_lines() const { return untrusted_; }
 
  private:
   std::string path_;
   std::string fingerprint_;
   std::map<std::string, nlohmann::json> done_;
+  std::size_t untrusted_ = 0;
   mutable std::mutex mu_;
 };
 

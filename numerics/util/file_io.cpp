@@ -5,9 +5,11 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -39,12 +41,6 @@ json parse_guarded(const std::string& text, std::string& error) {
     error = too_deep ? "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels" : std::string(e.what());
     return json(json::value_t::discarded);
   }
-}
-
-std::atomic<unsigned long> temp_counter{0};
-
-std::string temp_name(const std::string& path) {
-  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++temp_counter);
 }
 
 }  // namespace
@@ -91,23 +87,70 @@ void write_text_file_atomic(const std::string& path, const std::string& text, co
   if (p.has_parent_path()) ensure_directory(p.parent_path().string(), argument);
   std::error_code ec;
   if (fs::is_directory(p, ec)) throw InputError(argument, "'" + path + "' is a folder, expected a file name");
-  const std::string tmp = temp_name(path);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(argument, "cannot write '" + tmp + "'");
-    out << text;
-    out.flush();
-    if (!out) {
-      fs::remove(tmp, ec);
-      throw InputError(argument, "failed writing '" + tmp + "'");
-    }
+  // mkostemp creates a new file with O_CREAT | O_EXCL under a random name: it never opens what someone planted
+  // there (a symbolic link included), and two writers never share a temporary.
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) throw InputError(argument, "cannot create a temporary file beside '" + path + "' (" + std::strerror(errno) + ")");
+  const auto fail = [&](const std::string& why) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw InputError(argument, why);
+  };
+  // mkostemp makes the file private (0600); an output file is as readable as one an editor would make.
+  if (::fchmod(fd, 0644) != 0) fail("cannot set the permissions of '" + tmp + "'");
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("failed writing '" + tmp + "' (" + std::strerror(errno) + ")");
+    written += static_cast<std::size_t>(n);
   }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw InputError(argument, "cannot rename '" + tmp + "' to '" + path + "' (" + ec.message() + ")");
+  if (::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    throw InputError(argument, "failed writing '" + tmp + "'");
   }
+  // rename replaces PATH itself, even when PATH is a symbolic link: it never writes through one.
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    throw InputError(argument, "cannot rename '" + tmp + "' to '" + path + "' (" + why + ")");
+  }
+}
+
+int open_own_file(const std::string& path, int flags, const std::string& argument) {
+  // O_NOFOLLOW: a symbolic link planted at PATH is refused, not followed. O_NONBLOCK: opening a FIFO planted
+  // there does not wait for a writer (it is then refused as not a regular file).
+  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+  if (fd < 0) {
+    if (errno == ELOOP)
+      throw InputError(argument, "'" + path + "' is a symbolic link; infoflow-verify never writes through one "
+                                 "(remove it, or choose another folder)");
+    if (errno == ENOENT) return -1;
+    throw InputError(argument, "cannot open '" + path + "' (" + std::strerror(errno) + ")");
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(argument, "'" + path + "' is not a regular file; expected a file infoflow-verify wrote");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+std::string read_own_file(int fd, const std::string& path, const std::string& argument) {
+  std::string text;
+  char buf[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(argument, "cannot read '" + path + "' (" + std::strerror(errno) + ")");
+    if (n == 0) break;
+    if (text.size() + static_cast<std::size_t>(n) > kMaxJsonFileBytes)
+      throw InputError(argument, "'" + path + "' is larger than " + std::to_string(kMaxJsonFileBytes) + " bytes");
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return text;
 }
 
 void write_json_file(const std::string& path, const json& j, const std::string& argument) {
@@ -120,7 +163,7 @@ OutputFolderLock::OutputFolderLock(const std::string& dir, const std::string& ar
   if (!is_root_process()) return;
   ensure_directory(dir, argument);
   const std::string lock_path = (fs::path(dir) / ".infoflow-lock").string();
-  fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = open_own_file(lock_path, O_RDWR | O_CREAT, argument);
   if (fd_ < 0) throw InputError(argument, "cannot create the lock file '" + lock_path + "'");
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd_);

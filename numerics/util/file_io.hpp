@@ -4,8 +4,10 @@
 // Every JSON document the toolkit reads (weights, inputs, results, baselines, checkpoint lines)
 // goes through parse_json_text: nesting deeper than kMaxJsonDepth and every parse or range error
 // (a literal such as 1e999) become an InputError naming the argument, never a crash or exit 3.
-// Writes go to a temporary file unique to the process and thread, then are renamed into place,
-// so a reader never sees half a file and two writers never share a temporary.
+// Writes go to a new temporary file (mkostemp: O_CREAT | O_EXCL, a random name), then are renamed into place,
+// so a reader never sees half a file, two writers never share a temporary, and a symbolic link planted in an
+// output folder is never written through. Files the toolkit keeps in an output folder (checkpoints, the lock)
+// are opened with O_NOFOLLOW: a link there is refused with an InputError.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -33,6 +35,13 @@ nlohmann::json read_json_file(const std::string& path, const std::string& argume
 /// way are created; a path that cannot be written is an InputError naming `argument`.
 void write_text_file_atomic(const std::string& path, const std::string& text, const std::string& argument = "--out");
 void write_json_file(const std::string& path, const nlohmann::json& j, const std::string& argument = "--out");
+
+/// Opens a file the toolkit keeps in an output folder (open(2) flags such as O_RDONLY, O_WRONLY | O_APPEND |
+/// O_CREAT). Returns -1 when it does not exist (and O_CREAT was not given); throws InputError(argument) when PATH
+/// is a symbolic link, not a regular file, or cannot be opened.
+int open_own_file(const std::string& path, int flags, const std::string& argument);
+/// The whole content of a file opened by open_own_file (at most kMaxJsonFileBytes).
+std::string read_own_file(int fd, const std::string& path, const std::string& argument);
 
 /// Creates `dir` (and its parents) or throws InputError(argument, ...) saying why it cannot.
 void ensure_directory(const std::string& dir, const std::string& argument);

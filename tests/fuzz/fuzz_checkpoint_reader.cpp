@@ -1,20 +1,32 @@
-// Fuzzes the sweep checkpoint reader: any file content opens (bad lines are skipped) and a
-// point appended afterwards reads back.
+// Fuzzes the sweep checkpoint reader: any file content opens (bad lines are skipped) and a point appended
+// afterwards reads back. The first byte chooses whether the harness seals every line with this user's key before
+// writing the file (so the record parser behind the seal is reached) or writes the bytes as they are (so unsealed,
+// torn and forged lines are refused).
 #include "fuzz_check.hpp"
 #include "numerics/sweep/sweep_runner.hpp"
+#include "numerics/util/record_seal.hpp"
 
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = "/tmp/infoflow-fuzz-checkpoint-" + std::to_string(::getpid()) + ".jsonl";
+  const bool seal_lines = size > 0 && (data[0] & 1);
+  const std::string text(reinterpret_cast<const char*>(data) + (size > 0), size > 0 ? size - 1 : 0);
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    if (seal_lines) {
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);)
+        out << infoflow::RecordSeal::instance().seal(line) << ' ' << line << '\n';
+    } else {
+      out << text;
+    }
   }
   infoflow::SweepCheckpoint ck(path, "fuzz");
   ck.append("fresh-point", nlohmann::json{{"x", 1}});

@@ -59,6 +59,11 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   // In float64 the model that runs is the file's weights rounded to double; certify that one (exactly) and add
   // the rounding of its execution.
   const bool in_double = q.execution == "double";
+  if (in_double)
+    if (const auto w = first_weight_beyond_double(file_model))
+      throw InputError("--execution", "double: " + *w + " is beyond the double range (" + kDoubleRangeText +
+                                          "), so the model has no float64 execution; expected --execution real, or "
+                                          "weights a double holds");
   const Model as_double = convert_model<double>(file_model, Precision{53});
   const ModelT<mpfr::mpreal> model = in_double ? convert_model<mpfr::mpreal>(as_double, Precision{256}) : file_model;
   const ModelT<DualBall> dual = convert_model<DualBall>(model, Precision{kPrec});
@@ -106,15 +111,20 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   return rep;
 }
 
+namespace {
+// JSON has no infinity (nlohmann would write null, which reads as "no value"): an unbounded bound is "inf".
+json bound_json(double v) { return std::isnan(v) ? json("nan") : std::isinf(v) ? json(v > 0 ? "inf" : "-inf") : json(v); }
+}  // namespace
+
 void to_json(json& j, const CertifyReport& r) {
   j = json{{"target", r.request.target},
            {"T", r.request.T},
            {"d", r.request.d},
            {"box", {r.request.box_lo, r.request.box_hi}},
-           {"sup_error_upper", r.result.upper},
-           {"sup_error_lower", r.result.lower},
+           {"sup_error_upper", bound_json(r.result.upper)},
+           {"sup_error_lower", bound_json(r.result.lower)},
            {"attained_at", r.result.argmax},
-           {"gap", r.result.gap()},
+           {"gap", bound_json(r.result.gap())},
            {"relative_gap_requested", r.request.relative_gap},
            {"complete", r.result.complete},
            {"stopped_by", r.result.stopped_by},
@@ -127,9 +137,9 @@ void to_json(json& j, const CertifyReport& r) {
                                            "its float64 execution"
                                          : "the real-number function the weights define (not floating-point execution)"}};
   if (r.double_execution)
-    j["double_execution"] = {{"rounding_bound", r.double_execution->rounding_bound},
-                             {"sup_error_upper", r.double_execution->upper},
-                             {"sup_error_lower", r.double_execution->lower},
+    j["double_execution"] = {{"rounding_bound", bound_json(r.double_execution->rounding_bound)},
+                             {"sup_error_upper", bound_json(r.double_execution->upper)},
+                             {"sup_error_lower", bound_json(r.double_execution->lower)},
                              {"covers", "ForwardPass<double> (binary64, round to nearest, exp within 1 ulp), any "
                                         "summation order, with or without FMA"}};
 }

@@ -1,4 +1,7 @@
 #include "theorems/depth_separation/depth_separation_config.hpp"
+#include "theorems/depth_separation/two_layer_construction.hpp"
+
+#include <sstream>
 
 #include "numerics/util/errors.hpp"
 #include "theorems/suite_options.hpp"
@@ -33,6 +36,13 @@ DepthSeparationConfig depth_separation_config(const SuiteContext& ctx) {
                             "separation); run d = 1 only as a control with --d1-control yes");
   c.construction_T = int_list_option(ctx, "--T", 1, quick ? std::vector<int>{2, 4, 8, 16, 64} : std::vector<int>{2, 4, 8, 16, 64, 256});
   c.eps = double_list_option(ctx, "--eps", 0.0, 1.0, quick ? log_spaced(1e-1, 1e-3, 5) : log_spaced(1e-1, 1e-5, 9));
+  for (const double eps : c.eps)
+    if (eps < TwoLayerMinDotConstruction::smallest_eps(c.d)) {
+      std::ostringstream e;
+      e << "expected eps >= " << TwoLayerMinDotConstruction::smallest_eps(c.d) << " at d = " << c.d << ", got " << eps
+        << " (a smaller eps needs a construction wider than " << TwoLayerMinDotConstruction::kMaxFfnWidth << " FFN units)";
+      throw InputError("--eps", e.str());
+    }
   c.fit_T = int_list_option(ctx, "--fit-T", 1, {2, 3, 4, 6, 8});
   c.head_dims = int_list_option(ctx, "--n", 1, {1, 2});
   auto& s = c.study;

@@ -22,10 +22,19 @@ Architecture two_layer_min_dot_architecture(int d, int ffn_width) {
   return a;
 }
 
+double TwoLayerMinDotConstruction::smallest_eps(int d) {
+  return std::nextafter(3.0 * d * d * d / (kMaxFfnWidth * kMaxFfnWidth), INFINITY);
+}
+
 int TwoLayerMinDotConstruction::pieces_for(int d, double eps) {
   // L5's product rule: the d products' errors are within d·h²/16 (both squares overshoot), so h²·d/16 ≤ ε/3.
   const double h = std::sqrt(16.0 * eps / (3.0 * d));
-  return static_cast<int>(std::ceil(2.0 / h));
+  const double m = std::ceil(2.0 / h);
+  // Callers refuse ε below smallest_eps(d) (exit 2); here a width beyond the limit is a bug, never a wrapped int.
+  if (!(m >= 1 && 2.0 * d * m <= kMaxFfnWidth))
+    throw ContractError("TwoLayerMinDotConstruction::pieces_for", "eps = " + std::to_string(eps) + " needs " +
+                                                                     std::to_string(m) + " pieces, beyond the widest FFN built");
+  return static_cast<int>(m);
 }
 
 std::size_t TwoLayerMinDotConstruction::ffn_parameters_for(int d, double eps) {

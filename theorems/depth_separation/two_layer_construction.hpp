@@ -38,6 +38,11 @@ class TwoLayerMinDotConstruction {
   TwoLayerMinDotConstruction(int d, int T, double eps);
 
   /// The closed forms the construction uses, as functions of (d, ε) alone: they never read T.
+  /// The widest FFN built (2dm units): beyond it the weights alone would take gigabytes and certification days.
+  static constexpr double kMaxFfnWidth = 1e6;
+  /// The smallest ε whose construction has at most kMaxFfnWidth FFN units: 3d³/kMaxFfnWidth² (from 2dm ≤ W with
+  /// m = 2/h, ε = 3dh²/16), rounded up so that ε ≥ it always passes.
+  static double smallest_eps(int d);
   static int pieces_for(int d, double eps);                   // m = ⌈2/h⌉, h = √(16ε/(3d))
   static std::size_t ffn_parameters_for(int d, double eps);   // M_ffn = p1(E+1) + E(p1+1), p1 = 2dm, E = 2d+2
 
