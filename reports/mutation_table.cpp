@@ -17,12 +17,28 @@ std::string mutation_markdown(const json& r) {
     o << "| `" << m.at("mutant").get<std::string>() << "` | " << m.at("defect").get<std::string>() << " | "
       << (m.at("caught").get<bool>() ? "yes" : "**NO**") << " | " << (killed.empty() ? "none" : killed) << " |\n";
   }
-  o << "\n| check | verdict without a mutant | killed by |\n|---|---|---|\n";
-  for (const auto& c : r.at("checks")) {
-    std::string by;
-    for (const auto& k : c.at("killed_by")) by += (by.empty() ? "" : ", ") + k.get<std::string>();
-    o << "| `" << c.at("check").get<std::string>() << "` | " << c.at("baseline").get<std::string>() << " | "
-      << (by.empty() ? "**not killed**" : by) << " |\n";
+  // Evidence first: each must be killed by a mutant outside its own computation (MutantInfo::inside).
+  o << "\n| check | role | verdict without a mutant | killed from outside its computation | killed from inside |\n"
+       "|---|---|---|---|---|\n";
+  const auto names = [](const json& list) {
+    std::string s;
+    for (const auto& k : list) s += (s.empty() ? "" : ", ") + k.get<std::string>();
+    return s;
+  };
+  for (const bool evidence : {true, false})
+    for (const auto& c : r.at("checks")) {
+      const std::string role = c.value("role", "evidence");
+      if ((role == "evidence") != evidence) continue;
+      const std::string outside = names(c.value("killed_from_outside_by", json::array()));
+      const std::string inside = names(c.value("killed_from_inside_by", json::array()));
+      o << "| `" << c.at("check").get<std::string>() << "` | " << role << " | " << c.at("baseline").get<std::string>()
+        << " | " << (outside.empty() ? (role == "evidence" ? "**none**" : "none") : outside) << " | "
+        << (inside.empty() ? "-" : inside) << " |\n";
+    }
+  if (r.contains("controls") && !r.at("controls").empty()) {
+    o << "\nControls (they must not show their check's effect; a control that passes leaves its check undecided):\n";
+    for (const auto& c : r.at("controls"))
+      o << "- `" << c.at("check").get<std::string>() << "`: " << c.at("verdict").get<std::string>() << "\n";
   }
   if (!r.at("one_sided").empty()) {
     o << "\nOne-sided evidence (pass or inconclusive by design, never fail: fits bound the optimal cost from above "
@@ -42,6 +58,17 @@ std::string mutation_html(const json& r) {
     o << "<tr><td><code>" << xml_escape(m.at("mutant").get<std::string>()) << "</code></td><td>"
       << xml_escape(m.at("defect").get<std::string>()) << "</td><td class=\"" << (caught ? "pass" : "fail") << "\">"
       << (caught ? "yes" : "NO") << "</td><td>" << xml_escape(killed.empty() ? "none" : killed) << "</td></tr>\n";
+  }
+  o << "</table>\n<table class=\"mutants\"><tr><th>evidence check</th><th>killed from outside its computation</th>"
+       "<th>killed from inside</th></tr>\n";
+  for (const auto& c : r.at("checks")) {
+    if (c.value("role", "evidence") != "evidence") continue;
+    std::string outside, inside;
+    for (const auto& k : c.value("killed_from_outside_by", json::array())) outside += (outside.empty() ? "" : ", ") + k.get<std::string>();
+    for (const auto& k : c.value("killed_from_inside_by", json::array())) inside += (inside.empty() ? "" : ", ") + k.get<std::string>();
+    o << "<tr><td><code>" << xml_escape(c.at("check").get<std::string>()) << "</code></td><td class=\""
+      << (outside.empty() ? "fail" : "pass") << "\">" << xml_escape(outside.empty() ? "none" : outside) << "</td><td>"
+      << xml_escape(inside.empty() ? "-" : inside) << "</td></tr>\n";
   }
   o << "</table>\n<p>Checks no mutant has made fail: ";
   std::string unkilled;

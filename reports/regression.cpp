@@ -2,6 +2,7 @@
 
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
+#include "reports/claims.hpp"
 #include "reports/report_writer.hpp"
 #include "reports/text_format.hpp"
 
@@ -62,6 +63,16 @@ RegressionReport compare_results(const std::vector<SuiteResult>& baseline, const
     if (b.build_commit != c.build_commit)
       rep.items.push_back({"commit", b.suite, "(build)", b.build_commit, c.build_commit, false,
                            "baseline and current runs come from different builds"});
+    // Claims: a status that moved backwards (certified -> anything else, supported -> open or refuted, open ->
+    // refuted), or a claim no longer addressed, is a regression; one that moved forwards is reported.
+    std::map<std::string, const Claim*> cclaims;
+    for (const auto& k : c.claims) cclaims[k.id] = &k;
+    for (const auto& bk : b.claims) {
+      const Claim* ck = cclaims.count(bk.id) ? cclaims[bk.id] : nullptr;
+      const bool lost = !ck || claim_regressed(bk.status, ck->status);
+      rep.items.push_back({"claim", b.suite, bk.id, claim_status_name(bk.status), ck ? claim_status_name(ck->status) : "missing",
+                           lost, ck ? ck->reason : "claim no longer addressed"});
+    }
     std::map<std::string, const Check*> cchecks;
     for (const auto& k : c.checks) cchecks[k.id] = &k;
     for (const auto& bk : b.checks) {

@@ -11,7 +11,7 @@
 namespace infoflow {
 
 struct RegressionItem {
-  std::string kind;  // "exponent", "verdict", "bound", "missing", "commit" (a note: builds differ)
+  std::string kind;  // "claim", "exponent", "verdict", "bound", "missing", "commit" (a note: builds differ)
   std::string suite;
   std::string id;
   std::string baseline;

@@ -2,6 +2,7 @@
 
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
+#include "reports/claims.hpp"
 #include "reports/mutation_table.hpp"
 #include "reports/svg_plot.hpp"
 #include "reports/text_format.hpp"
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
 #include <unistd.h>
@@ -20,6 +22,9 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Text helpers
 
 std::string base64(const std::string& in) {
   static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -41,42 +46,43 @@ std::string base64(const std::string& in) {
 }
 
 std::string num(double v, int digits = 4) { return format_number(v, digits); }
-std::string html_escape(const std::string& s) { return xml_escape(s); }
-
+std::string html(const std::string& s) { return xml_escape(s); }
 std::string interval_text(const Interval& i) { return "[" + num(i.lo) + ", " + num(i.hi) + "]"; }
 
-std::string compact(const json& j) {
-  if (j.is_null()) return "";
-  std::string s = j.dump();
-  return s.size() > 240 ? s.substr(0, 237) + "..." : s;
+// A JSON value as short readable text: numbers with at most 6 significant digits, strings bare, objects as
+// "key: value; ...", at most `limit` characters.
+std::string readable(const json& j, std::size_t limit = 160) {
+  std::string out;
+  const auto add = [&](const json& v, const auto& self) -> void {
+    if (out.size() > limit) return;
+    if (v.is_number_float()) out += format_number(v.get<double>(), 6);
+    else if (v.is_number() || v.is_boolean()) out += v.dump();
+    else if (v.is_string()) out += v.get<std::string>();
+    else if (v.is_null()) out += "-";
+    else if (v.is_array()) {
+      out += "[";
+      for (std::size_t i = 0; i < v.size() && out.size() <= limit; ++i) {
+        if (i) out += ", ";
+        self(v[i], self);
+      }
+      out += "]";
+    } else {
+      bool first = true;
+      for (const auto& [k, x] : v.items()) {
+        if (out.size() > limit) break;
+        out += (first ? "" : "; ") + k + ": ";
+        first = false;
+        self(x, self);
+      }
+    }
+  };
+  add(j, add);
+  return out.size() > limit ? first_code_points(out, limit) + "..." : out;
 }
 
-// A scalar as text: numbers with 6 significant digits, strings bare.
-std::string scalar_text(const json& v) {
-  if (v.is_number_float()) return num(v.get<double>(), 6);
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "-";
-  return v.dump();
-}
-
-// Rows: an array of objects, shown as their own table under the checks.
+// Rows: an array of objects, shown as their own table.
 bool is_rows(const json& j) { return j.is_array() && !j.empty() && j[0].is_object(); }
 
-// What a check measured, as "key: value" lines; row lists are summarised and tabled below.
-std::vector<std::string> measured_lines(const json& j) {
-  std::vector<std::string> out;
-  if (is_rows(j)) {
-    out.push_back(std::to_string(j.size()) + " rows (table below)");
-  } else if (j.is_object()) {
-    for (const auto& [k, v] : j.items())
-      out.push_back(k + ": " + (is_rows(v) ? std::to_string(v.size()) + " rows" : v.is_structured() ? v.dump() : scalar_text(v)));
-  } else if (!j.is_null()) {
-    out.push_back(scalar_text(j));
-  }
-  return out;
-}
-
-// The columns of a row list: every key, in first-seen order.
 std::vector<std::string> row_columns(const json& rows) {
   std::vector<std::string> cols;
   for (const auto& r : rows)
@@ -85,34 +91,59 @@ std::vector<std::string> row_columns(const json& rows) {
   return cols;
 }
 
+std::string anchor(const std::string& suite, const std::string& id = "") {
+  return file_safe_name(id.empty() ? suite : suite + "--" + id);
+}
+
+const char* status_class(ClaimStatus s) { return claim_status_name(s); }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Counts for the summary
+
 struct Counts {
-  int pass = 0, fail = 0, inconclusive = 0;
+  int pass = 0, fail = 0, inconclusive = 0;  // evidence checks
+  int self_pass = 0, self_fail = 0;
 };
 Counts count_checks(const SuiteResult& r) {
   Counts c;
-  auto add = [&](Verdict v) { (v == Verdict::Pass ? c.pass : v == Verdict::Fail ? c.fail : c.inconclusive)++; };
-  // One-sided evidence (supports or does not show) is reported but not counted: it cannot fail.
-  for (const auto& k : r.checks)
-    if (!k.one_sided) add(k.verdict);
+  for (const auto& k : r.checks) {
+    if (k.role == CheckRole::Evidence)
+      (k.verdict == Verdict::Pass ? c.pass : k.verdict == Verdict::Fail ? c.fail : c.inconclusive)++;
+    if (k.role == CheckRole::SelfCheck) (k.verdict == Verdict::Fail ? c.self_fail : c.self_pass)++;
+  }
   for (const auto& s : r.series)
-    if (s.band && !s.one_sided) add(s.verdict);
+    if (s.band && s.role == CheckRole::SelfCheck) (s.verdict == Verdict::Fail ? c.self_fail : c.self_pass)++;
   return c;
 }
 
-std::string verdict_words(Verdict v) {
-  switch (v) {
-    case Verdict::Pass: return "consistent with the stated results (every check passed)";
-    case Verdict::Fail: return "INCONSISTENT: at least one check failed";
-    default: return "inconclusive: no check failed, but some could not decide";
+std::map<ClaimStatus, int> count_claims(const SuiteResult& r) {
+  std::map<ClaimStatus, int> m;
+  for (const auto& c : r.claims) ++m[c.status];
+  return m;
+}
+
+std::string claims_summary(const SuiteResult& r) {
+  if (r.claims.empty()) return "none (self-checks only)";
+  std::string s;
+  for (const auto& [status, n] : count_claims(r)) s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + claim_status_name(status);
+  return s;
+}
+
+std::string verdict_words(const SuiteResult& r) {
+  switch (r.overall()) {
+    case Verdict::Pass:
+      return r.claims.empty() ? "no defect: every self-check passed (this suite decides no claim of the paper)"
+                              : "consistent with the claims it decides: none is open or refuted";
+    case Verdict::Fail: return "INCONSISTENT or defective: a claim is refuted, or a self-check or fact failed";
+    default: return "inconclusive: a claim this suite decides is still open";
   }
 }
 
 std::string series_fit_text(const Series& s) {
   if (!s.fit) return "descriptive series (no fit)";
-  std::string t = "slope " + num(s.fit->slope) + ", 95% interval " + interval_text(s.fit->interval) +
-                  " (t " + interval_text(s.fit->t_interval) + ", bootstrap " + interval_text(s.fit->bootstrap_interval) +
-                  "), R² " + num(s.fit->r2, 5) + ", " + std::to_string(s.fit->n) + " points";
-  return t;
+  return "slope " + num(s.fit->slope) + ", 95% interval " + interval_text(s.fit->interval) + " (t " +
+         interval_text(s.fit->t_interval) + ", bootstrap " + interval_text(s.fit->bootstrap_interval) + "), R² " +
+         num(s.fit->r2, 5) + ", " + std::to_string(s.fit->n) + " points";
 }
 
 std::string plot_file_name(const SuiteResult& r, const Series& s) { return file_safe_name(r.suite + "--" + s.id) + ".svg"; }
@@ -128,17 +159,403 @@ std::string suites_junit_xml(const std::vector<SuiteResult>& results) {
   std::vector<JUnitSuite> suites;
   for (const auto& r : results) {
     JUnitSuite s{r.suite, {}, r.elapsed_seconds};
-    for (const auto& k : r.checks) s.cases.push_back(junit_case(r, k.id, k.verdict, k.statement + " measured=" + compact(k.measured)));
-    for (const auto& se : r.series)
-      if (se.band) s.cases.push_back(junit_case(r, "series:" + se.id, se.verdict, series_fit_text(se)));
+    for (const auto& c : r.claims) {
+      const Verdict v = c.status == ClaimStatus::Refuted ? Verdict::Fail
+                        : c.status == ClaimStatus::Open  ? Verdict::Inconclusive
+                                                         : Verdict::Pass;
+      s.cases.push_back(junit_case(r, "claim:" + c.id, v, std::string(claim_status_name(c.status)) + ": " + c.reason));
+    }
+    for (const auto& k : r.checks)
+      if (k.role != CheckRole::Diagnostic)
+        s.cases.push_back(junit_case(r, std::string(role_name(k.role)) + ":" + k.id, k.verdict,
+                                     k.statement + " measured=" + readable(k.measured, 240)));
     suites.push_back(std::move(s));
   }
   return junit_xml("infoflow-verify", suites);
 }
 
-}  // namespace
+// The series a claim's plot names ("SUITE/ID" or an id in the claim's own suite).
+const Series* claim_plot(const std::vector<SuiteResult>& results, const std::string& suite, const std::string& plot,
+                         const SuiteResult** owner) {
+  if (plot.empty()) return nullptr;
+  const auto slash = plot.find('/');
+  const std::string suite_id = slash == std::string::npos ? suite : plot.substr(0, slash);
+  const std::string id = slash == std::string::npos ? plot : plot.substr(slash + 1);
+  for (const auto& r : results)
+    if (r.suite == suite_id)
+      for (const auto& s : r.series)
+        if (s.id == id) {
+          *owner = &r;
+          return &s;
+        }
+  return nullptr;
+}
 
-namespace {
+// ---------------------------------------------------------------------------------------------------------------
+// The page
+
+constexpr const char* kStyle =
+    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1320px;margin:1em auto;padding:0 16px;"
+    "color:#222;line-height:1.35}h1{font-size:24px;margin:.3em 0}h2{font-size:20px;margin:1.2em 0 .4em}"
+    "h3{font-size:16px;margin:1em 0 .3em}table{border-collapse:collapse;margin:.5em 0;font-size:13.5px;width:100%}"
+    "td,th{border:1px solid #ccc;padding:3px 7px;vertical-align:top;text-align:left;overflow-wrap:anywhere}"
+    "th{background:#f3f3f3}code{font-size:12.5px;overflow-wrap:anywhere;white-space:pre-wrap}"
+    ".badge{display:inline-block;padding:1px 7px;border-radius:10px;font-weight:600;font-size:12px;white-space:nowrap}"
+    ".certified{background:#d7f0dc;color:#145a22}.supported{background:#e1edf9;color:#164a7a}"
+    ".open{background:#f4ecd0;color:#6b5400}.refuted{background:#f8d7da;color:#8a1020}"
+    ".pass{color:#176b1f;font-weight:bold}.fail{color:#b00020;font-weight:bold}.inconclusive{color:#8a6d00;font-weight:bold}"
+    "figure{margin:.4em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd;box-sizing:border-box}details{margin:.35em 0}"
+    "summary{cursor:pointer;font-weight:600}.small{font-size:12.5px;color:#555}.stmt{font-size:12.5px;color:#444}"
+    ".first{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.first>.ledger{flex:1 1 700px;min-width:0}"
+    ".first>figure{flex:0 0 470px;max-width:100%}#toc li{margin:.1em 0}";
+
+// The page checks itself once loaded (images decoded, ledger rows, script errors, the page's width and elements
+// whose text overflows their box) and records the outcome on <html data-render-check>; the browser test reads it.
+constexpr const char* kSelfCheckScript =
+    "<script>var infoflowErrors=0;window.addEventListener('error',function(){infoflowErrors++;});"
+    "window.addEventListener('load',function(){var im=document.images,ok=0;for(var i=0;i<im.length;i++)"
+    "{if(im[i].complete&&im[i].naturalWidth>0)ok++;}var rows=document.querySelectorAll('#ledger tr.claim').length;"
+    "var over=0,first='',els=document.querySelectorAll('td,th,p,li,h1,h2,h3,summary,figure');for(var j=0;j<els.length;j++)"
+    "{var e=els[j];if(e.offsetParent!==null&&e.scrollWidth>e.clientWidth+1){over++;if(!first)first=e.tagName+':'+"
+    "e.textContent.slice(0,40).replace(/[^A-Za-z0-9.,:()=-]/g,'_');}}"
+    "document.documentElement.setAttribute('data-render-check','images='+ok+'/'+im.length+' ledger-rows='+rows+"
+    "' errors='+infoflowErrors+' page-width='+document.documentElement.scrollWidth+' overflow='+over+"
+    "' first-overflow='+first);});</script>\n";
+
+class ReportPage {
+ public:
+  ReportPage(const std::vector<SuiteResult>& results, const std::vector<SuiteResult>* baseline, const std::string& out_dir,
+             ReportFiles& files)
+      : results_(results), baseline_(baseline), out_dir_(out_dir), files_(files) {}
+
+  void write() {
+    preamble();
+    first_screen();
+    contents();
+    for (const auto& r : results_) suite(r);
+    mutation_table();
+    html_ << "</body></html>\n";
+  }
+  std::string markdown() const { return md_.str(); }
+  std::string page() const { return html_.str(); }
+
+ private:
+  void preamble() {
+    md_ << "# infoflow-verify report\n\n";
+    html_ << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>infoflow-verify report</title>\n"
+          << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>" << kStyle
+          << "</style></head><body>\n"
+          << kSelfCheckScript << "<h1>infoflow-verify report</h1>\n";
+    std::string run;
+    if (!results_.empty()) {
+      const SuiteResult& r = results_.front();
+      run = "Profile " + r.profile + ", seed " + std::to_string(r.seed) + ", build " + r.build_commit + ". ";
+    }
+    const std::string legend =
+        "Statuses: certified (interval arithmetic over a stated class or domain), refuted (a certified or exact "
+        "counterexample), supported (evidence that could have refuted it did not), open (nothing here decides it). "
+        "Fits can support a claim; they never prove a lower bound. The mathematics, with proofs: docs/theory.md, "
+        "docs/lower-bounds.md; the ledger's rules: docs/claims.md.";
+    md_ << run << legend << "\n\n";
+    html_ << "<p class=\"small\">" << html(run + legend) << "</p>\n";
+  }
+
+  // The ledger and, beside it, the certified separation plot.
+  void first_screen() {
+    const auto rows = claims_ledger(results_, baseline_);
+    md_ << "## Claims of the paper\n\n| status | claim | figure | " << (baseline_ ? "baseline" : "") << " |\n|---|---|---|---|\n";
+    html_ << "<div class=\"first\"><div class=\"ledger\"><h2>Claims of the paper</h2>\n<table id=\"ledger\"><colgroup>"
+             "<col style=\"width:13%\"><col style=\"width:47%\"><col style=\"width:29%\"><col style=\"width:11%\">"
+             "</colgroup><tr><th>status</th><th>claim</th><th>figure</th><th>"
+          << (baseline_ ? "baseline" : "since") << "</th></tr>\n";
+    for (const auto& row : rows) {
+      const Claim& c = row.claim;
+      const std::string changed = !baseline_              ? "-"
+                                  : row.baseline_status.empty() ? "new"
+                                  : row.baseline_status == claim_status_name(c.status) ? "same"
+                                                                                      : row.baseline_status + " → " + claim_status_name(c.status);
+      md_ << "| **" << claim_status_name(c.status) << "** | " << c.source << ": " << c.statement << " | "
+          << (c.figure.empty() ? "-" : c.figure) << " | " << changed << " |\n";
+      html_ << "<tr class=\"claim\"><td><span class=\"badge " << status_class(c.status) << "\">"
+            << claim_status_name(c.status) << "</span></td><td><a href=\"#" << anchor(row.suite, "claim-" + c.id) << "\"><b>"
+            << html(c.source) << "</b></a><div class=\"stmt\">" << html(c.statement) << "</div></td><td>"
+            << html(c.figure.empty() ? "-" : c.figure) << "</td><td>" << html(changed) << "</td></tr>\n";
+    }
+    if (rows.empty()) {
+      md_ << "| - | no claim (no suite that decides one ran) | - | - |\n";
+      html_ << "<tr><td colspan=\"4\">No claim: no suite that decides one ran.</td></tr>\n";
+    }
+    html_ << "</table></div>\n";
+    separation_plot(rows);
+    html_ << "</div>\n";
+  }
+
+  void separation_plot(const std::vector<LedgerRow>& rows) {
+    for (const auto& row : rows) {
+      if (row.claim.id != "thm1.depth-separation-LR") continue;
+      const SuiteResult* owner = nullptr;
+      const Series* s = claim_plot(results_, row.suite, row.claim.plot, &owner);
+      if (!s) return;
+      const SeriesPlot plot = plot_series_svg(*s);
+      if (!plot.svg) return;
+      md_ << "\n![" << s->title << "](plots/" << plot_file_name(*owner, *s) << ")\n";
+      html_ << "<figure><img alt=\"" << html(s->title) << "\" src=\"data:image/svg+xml;base64," << base64(*plot.svg)
+            << "\"><figcaption class=\"small\">The headline: " << html(row.claim.figure) << ". Certified class lower bound "
+            << "(arb, every single-layer model of C1(1, 1)) against the two-layer construction's L*R.</figcaption></figure>\n";
+      return;
+    }
+  }
+
+  void contents() {
+    md_ << "\n## Suites\n\n| suite | verdict | claims | evidence pass / fail / inconclusive | self-checks pass / fail |\n"
+           "|---|---|---|---|---|\n";
+    html_ << "<h2>Suites</h2>\n<table id=\"toc\"><tr><th>suite</th><th>verdict</th><th>claims</th><th>evidence: pass / "
+             "fail / inconclusive</th><th>self-checks: pass / fail</th><th>elapsed (s)</th></tr>\n";
+    for (const auto& r : results_) {
+      const Counts c = count_checks(r);
+      const std::string v = verdict_name(r.overall());
+      md_ << "| " << r.title << " (`" << r.suite << "`) | **" << v << "** | " << claims_summary(r) << " | " << c.pass << " / "
+          << c.fail << " / " << c.inconclusive << " | " << c.self_pass << " / " << c.self_fail << " |\n";
+      html_ << "<tr class=\"suite\"><td><a href=\"#" << anchor(r.suite) << "\">" << html(r.title) << "</a></td><td class=\"" << v
+            << "\">" << v << "</td><td>" << html(claims_summary(r)) << "</td><td>" << c.pass << " / " << c.fail << " / "
+            << c.inconclusive << "</td><td>" << c.self_pass << " / " << c.self_fail << "</td><td>" << num(r.elapsed_seconds, 3)
+            << "</td></tr>\n";
+    }
+    html_ << "</table>\n";
+  }
+
+  void suite(const SuiteResult& r) {
+    const std::string v = verdict_name(r.overall());
+    md_ << "\n## " << r.title << " (`" << r.suite << "`)\n\nOverall: **" << v << "**: " << verdict_words(r) << ".\n\n";
+    md_ << "Profile `" << r.profile << "`, seed " << r.seed << ", build `" << r.build_commit << "`, elapsed "
+        << num(r.elapsed_seconds, 3) << " s. Reproduce: `" << r.command << "`\n\n";
+    if (!r.statement.empty()) md_ << r.statement << "\n";
+    html_ << "<section id=\"" << anchor(r.suite) << "\"><h2>" << html(r.title) << "</h2>\n<p>Overall: <span class=\"" << v
+          << "\">" << v << "</span>: " << html(verdict_words(r)) << ". <span class=\"small\">Profile " << html(r.profile)
+          << ", seed " << r.seed << ", build " << html(r.build_commit) << ", " << num(r.elapsed_seconds, 3)
+          << " s. Reproduce: <code>" << html(r.command) << "</code></span></p>\n";
+    if (!r.statement.empty())
+      html_ << "<details><summary>What this suite checks</summary><p>" << html(r.statement) << "</p></details>\n";
+    claims(r);
+    checks(r, CheckRole::Evidence, "Evidence", "", true);
+    checks(r, CheckRole::Control, "Controls", "Each control runs an evidence check on an input that must not show the "
+                                              "effect; a control that passes leaves its check undecided.", true);
+    checks(r, CheckRole::SelfCheck, "Self-checks", "They guard the toolkit's own code (a proved identity recomputed, a "
+                                                   "property true by construction, a comparison with the code's own "
+                                                   "constants): never evidence for a claim; one that fails is a defect.", false);
+    checks(r, CheckRole::Diagnostic, "Diagnostics", "Reported for the reader (one-sided fits, per-model figures); never in "
+                                                    "a verdict.", false);
+    facts(r);
+    tables(r);
+    series(r);
+    notes(r);
+    check_rows(r);
+    html_ << "</section>\n";
+  }
+
+  void claims(const SuiteResult& r) {
+    if (r.claims.empty()) return;
+    md_ << "\n### Claims\n\n| status | claim | scope | figure | why |\n|---|---|---|---|---|\n";
+    html_ << "<h3>Claims</h3>\n<table><colgroup><col style=\"width:10%\"><col style=\"width:28%\"><col style=\"width:27%\">"
+             "<col style=\"width:17%\"><col style=\"width:18%\"></colgroup><tr><th>status</th><th>claim</th><th>scope</th>"
+             "<th>figure</th><th>why</th></tr>\n";
+    for (const auto& c : r.claims) {
+      const std::string scope = c.evidence.empty() ? c.undecided : c.scope;
+      md_ << "| **" << claim_status_name(c.status) << "** | " << c.source << ": " << c.statement << " | " << scope << " | "
+          << (c.figure.empty() ? "-" : c.figure) << " | " << c.reason << " |\n";
+      html_ << "<tr id=\"" << anchor(r.suite, "claim-" + c.id) << "\"><td><span class=\"badge " << status_class(c.status)
+            << "\">" << claim_status_name(c.status) << "</span></td><td><b>" << html(c.source) << "</b><div class=\"stmt\">"
+            << html(c.statement) << "</div></td><td class=\"stmt\">" << html(scope) << "</td><td>"
+            << html(c.figure.empty() ? "-" : c.figure) << "</td><td class=\"stmt\">" << html(c.reason) << "</td></tr>\n";
+    }
+    html_ << "</table>\n";
+  }
+
+  void checks(const SuiteResult& r, CheckRole role, const std::string& heading, const std::string& about, bool open) {
+    std::vector<const Check*> list;
+    for (const auto& k : r.checks)
+      if (k.role == role) list.push_back(&k);
+    std::vector<const Series*> banded;
+    for (const auto& s : r.series)
+      if (s.band && s.role == role) banded.push_back(&s);
+    if (list.empty() && banded.empty()) return;
+    const std::size_t n = list.size() + banded.size();
+    md_ << "\n### " << heading << " (" << n << ")\n\n" << (about.empty() ? "" : about + "\n\n")
+        << "| check | grade | verdict | figure | bound | " << (role == CheckRole::Evidence ? "independent route" : "statement")
+        << " |\n|---|---|---|---|---|---|\n";
+    html_ << (open ? "<h3>" + html(heading) + " (" + std::to_string(n) + ")</h3>\n"
+                   : "<details><summary>" + html(heading) + " (" + std::to_string(n) + ")</summary>\n")
+          << (about.empty() ? "" : "<p class=\"small\">" + html(about) + "</p>\n")
+          << "<table><colgroup><col style=\"width:22%\"><col style=\"width:8%\"><col style=\"width:9%\"><col style=\"width:22%\">"
+             "<col style=\"width:17%\"><col style=\"width:22%\"></colgroup><tr><th>check</th><th>grade</th><th>verdict</th>"
+             "<th>figure</th><th>bound</th><th>"
+          << (role == CheckRole::Evidence ? "independent route" : "statement") << "</th></tr>\n";
+    for (const Check* k : list) {
+      const std::string last = role == CheckRole::Evidence ? k->route : k->statement;
+      const std::string v = verdict_name(k->verdict);
+      md_ << "| `" << k->id << "` | " << grade_name(k->grade) << " | " << v << " | " << check_figure(*k) << " | "
+          << readable(k->bound) << " | " << last << " |\n";
+      html_ << "<tr id=\"" << anchor(r.suite, k->id) << "\"><td><code>" << html(k->id) << "</code>"
+            << (role == CheckRole::Control ? "<div class=\"small\">control of " + html(k->control_of) + "</div>" : "")
+            << "</td><td>" << grade_name(k->grade) << "</td><td class=\"" << v << "\">" << v << "</td><td>"
+            << html(check_figure(*k)) << "</td><td class=\"stmt\">" << html(readable(k->bound)) << "</td><td class=\"stmt\">"
+            << html(last) << (role == CheckRole::Evidence ? "<details><summary>statement</summary>" + html(k->statement) +
+                                                                "</details>"
+                                                          : "")
+            << "</td></tr>\n";
+    }
+    for (const Series* s : banded) {
+      const std::string v = verdict_name(s->verdict);
+      md_ << "| `series:" << s->id << "` | fitted | " << v << " | " << series_figure(*s) << " | band "
+          << interval_text(*s->band) << " | " << s->title << " |\n";
+      html_ << "<tr><td><code>series:" << html(s->id) << "</code></td><td>fitted</td><td class=\"" << v << "\">" << v
+            << "</td><td>" << html(series_figure(*s)) << "</td><td>band " << html(interval_text(*s->band)) << "</td><td class=\"stmt\">"
+            << html(s->title) << "</td></tr>\n";
+    }
+    html_ << "</table>\n" << (open ? "" : "</details>\n");
+  }
+
+  void facts(const SuiteResult& r) {
+    if (r.facts.empty()) return;
+    md_ << "\n### Construction facts (true by construction; not evidence)\n\n| fact | statement | exact check | holds |\n"
+           "|---|---|---|---|\n";
+    html_ << "<details><summary>Construction facts (" << r.facts.size() << ", true by construction; not evidence)</summary>"
+             "<table><tr><th>fact</th><th>statement</th><th>exact check</th><th>holds</th></tr>\n";
+    for (const auto& f : r.facts) {
+      md_ << "| `" << f.id << "` | " << f.statement << " | " << readable(f.measured) << " | " << (f.holds ? "yes" : "**NO**")
+          << " |\n";
+      html_ << "<tr><td><code>" << html(f.id) << "</code></td><td class=\"stmt\">" << html(f.statement) << "</td><td class=\"stmt\">"
+            << html(readable(f.measured)) << "</td><td class=\"" << (f.holds ? "pass" : "fail") << "\">" << (f.holds ? "yes" : "NO")
+            << "</td></tr>\n";
+    }
+    html_ << "</table></details>\n";
+  }
+
+  void table(const Table& t) {
+    md_ << "\n### " << t.title << "\n\n|";
+    html_ << "<details><summary>" << html(t.title) << "</summary><table><tr>";
+    for (const auto& c : t.columns) {
+      md_ << " " << c << " |";
+      html_ << "<th>" << html(c) << "</th>";
+    }
+    md_ << "\n|";
+    for (std::size_t i = 0; i < t.columns.size(); ++i) md_ << "---|";
+    md_ << "\n";
+    html_ << "</tr>\n";
+    for (const auto& row : t.rows) {
+      md_ << "|";
+      html_ << "<tr>";
+      for (const auto& cell : row) {
+        md_ << " " << cell << " |";
+        html_ << "<td>" << html(cell) << "</td>";
+      }
+      md_ << "\n";
+      html_ << "</tr>\n";
+    }
+    html_ << "</table></details>\n";
+  }
+
+  void tables(const SuiteResult& r) {
+    for (const auto& t : r.tables) table(t);
+  }
+
+  // Each series: its fit against the stated or derived exponent, its plot (the plots claims name shown open),
+  // the points it could not draw, and its points.
+  void series(const SuiteResult& r) {
+    for (const auto& s : r.series) {
+      bool named = false;
+      for (const auto& c : r.claims) named |= c.plot == s.id;
+      std::string text = series_fit_text(s);
+      if (s.exponent) text += "; " + s.exponent->source + " exponent " + num(s.exponent->value);
+      if (s.band) text += "; pass band " + interval_text(*s.band) + ": " + verdict_name(s.verdict) + " (" + role_name(s.role) + ")";
+      md_ << "\n### " << s.title << "\n\n" << text << ".\n";
+      html_ << "<details" << (named ? " open" : "") << "><summary>Plot: " << html(s.title) << "</summary><p class=\"small\">"
+            << html(text) << ".</p>\n";
+      if (!s.note.empty()) {
+        md_ << "\n" << s.note << "\n";
+        html_ << "<p class=\"small\">" << html(s.note) << "</p>\n";
+      }
+      const SeriesPlot plot = plot_series_svg(s);
+      const std::string name = plot_file_name(r, s);
+      if (plot.svg) {
+        const std::string path = (fs::path(out_dir_) / "plots" / name).string();
+        write_text_file_atomic(path, *plot.svg);
+        files_.plots.push_back(path);
+        md_ << "\n![" << s.title << "](plots/" << name << ")\n";
+        // A data URI keeps the page self-contained and each SVG's element ids isolated from the others'.
+        html_ << "<figure><img alt=\"" << html(s.title) << "\" src=\"data:image/svg+xml;base64," << base64(*plot.svg)
+              << "\"></figure>\n";
+      } else {
+        const std::string w = "plot '" + name + "' skipped: " + plot.why;
+        files_.warnings.push_back(w);
+        md_ << "\n(" << w << ")\n";
+        html_ << "<p><em>" << html(w) << "</em></p>\n";
+      }
+      if (!plot.dropped.empty()) {
+        md_ << "\nNot drawn:\n";
+        html_ << "<p class=\"small\">Not drawn: ";
+        for (std::size_t i = 0; i < plot.dropped.size(); ++i) {
+          md_ << "- " << plot.dropped[i] << "\n";
+          html_ << (i ? "; " : "") << html(plot.dropped[i]);
+        }
+        html_ << ".</p>\n";
+      }
+      md_ << "\n| x | y |" << (s.y_interval.empty() ? "" : " interval |") << "\n|---|---|" << (s.y_interval.empty() ? "" : "---|") << "\n";
+      for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+        md_ << "| " << num(s.x[i], 6) << " | " << num(s.y[i], 6) << " |";
+        if (i < s.y_interval.size()) md_ << " " << interval_text(s.y_interval[i]) << " |";
+        md_ << "\n";
+      }
+      html_ << "</details>\n";
+    }
+  }
+
+  void notes(const SuiteResult& r) {
+    if (r.notes.empty()) return;
+    md_ << "\nNotes:\n";
+    html_ << "<details><summary>Notes (" << r.notes.size() << ")</summary><ul>\n";
+    for (const auto& n : r.notes) {
+      md_ << "- " << n << "\n";
+      html_ << "<li>" << html(n) << "</li>\n";
+    }
+    html_ << "</ul></details>\n";
+  }
+
+  // Each check's rows (its measured list), collapsed, as a table of their own.
+  void check_rows(const SuiteResult& r) {
+    for (const auto& c : r.checks) {
+      const json& rows = c.measured.is_object() && c.measured.contains("rows") ? c.measured["rows"] : c.measured;
+      if (!is_rows(rows)) continue;
+      Table t{"Rows of " + c.id + " (" + std::to_string(rows.size()) + ")", row_columns(rows), {}};
+      for (const auto& row : rows) {
+        std::vector<std::string> cells;
+        for (const auto& col : t.columns) cells.push_back(row.contains(col) ? readable(row[col], 120) : "");
+        t.rows.push_back(std::move(cells));
+      }
+      table(t);
+    }
+  }
+
+  // The mutation harness's table, when `infoflow-verify mutants` wrote one into this folder.
+  void mutation_table() {
+    const fs::path mut = fs::path(out_dir_) / "mutation.json";
+    if (!fs::exists(mut)) return;
+    try {
+      const json m = read_json_file(mut.string(), "--out");
+      md_ << "\n## Mutation harness: which checks catch which defects\n\n" << mutation_markdown(m);
+      html_ << "<section id=\"mutation\"><h2>Mutation harness</h2><details><summary>Which checks catch which defects</summary>"
+            << mutation_html(m) << "</details></section>\n";
+    } catch (const std::exception& e) {
+      files_.warnings.push_back(std::string("mutation table skipped: ") + e.what());
+    }
+  }
+
+  const std::vector<SuiteResult>& results_;
+  const std::vector<SuiteResult>* baseline_;
+  std::string out_dir_;
+  ReportFiles& files_;
+  std::ostringstream md_, html_;
+};
 
 // A regular file that is not a symbolic link (a planted link could point anywhere). Errors read as "no".
 bool is_plain_file(const fs::path& p) {
@@ -201,290 +618,38 @@ CollectedResults collect_results(const std::string& dir) {
 
 std::string summary_table(const std::vector<SuiteResult>& results) {
   std::ostringstream o;
-  o << std::left << std::setw(28) << "suite" << std::setw(14) << "verdict" << std::setw(8) << "pass" << std::setw(8)
-    << "fail" << std::setw(14) << "inconclusive" << "elapsed\n";
+  o << std::left << std::setw(28) << "suite" << std::setw(14) << "verdict" << std::setw(44) << "claims" << std::setw(20)
+    << "evidence p/f/i" << std::setw(16) << "self-checks p/f" << "elapsed\n";
   for (const auto& r : results) {
     const Counts c = count_checks(r);
-    o << std::left << std::setw(28) << r.suite << std::setw(14) << verdict_name(r.overall()) << std::setw(8) << c.pass
-      << std::setw(8) << c.fail << std::setw(14) << c.inconclusive << num(r.elapsed_seconds, 3) << " s\n";
+    o << std::left << std::setw(28) << r.suite << std::setw(14) << verdict_name(r.overall()) << std::setw(44)
+      << claims_summary(r) << std::setw(20)
+      << (std::to_string(c.pass) + "/" + std::to_string(c.fail) + "/" + std::to_string(c.inconclusive)) << std::setw(16)
+      << (std::to_string(c.self_pass) + "/" + std::to_string(c.self_fail)) << num(r.elapsed_seconds, 3) << " s\n";
   }
   return o.str();
 }
 
-namespace {
-
-// The verdict of each suite, first.
-void write_verdicts(std::ostringstream& md, std::ostringstream& html, const std::vector<SuiteResult>& results) {
-  md << "## Verdicts\n\n| suite | verdict | pass | fail | inconclusive | elapsed (s) |\n|---|---|---|---|---|---|\n";
-  html << "<h2>Verdicts</h2>\n<table id=\"verdicts\"><tr><th>suite</th><th>verdict</th><th>pass</th><th>fail</th>"
-          "<th>inconclusive</th><th>elapsed (s)</th></tr>\n";
-  for (const auto& r : results) {
-    const Counts c = count_checks(r);
-    const std::string v = verdict_name(r.overall());
-    md << "| " << r.title << " (`" << r.suite << "`) | **" << v << "** | " << c.pass << " | " << c.fail << " | "
-       << c.inconclusive << " | " << num(r.elapsed_seconds, 3) << " |\n";
-    html << "<tr class=\"suite\"><td><a href=\"#" << html_escape(r.suite) << "\">" << html_escape(r.title) << "</a></td><td class=\"" << v
-         << "\">" << v << "</td><td>" << c.pass << "</td><td>" << c.fail << "</td><td>" << c.inconclusive << "</td><td>"
-         << num(r.elapsed_seconds, 3) << "</td></tr>\n";
+std::string ledger_table(const std::vector<SuiteResult>& results, const std::vector<SuiteResult>* baseline) {
+  std::ostringstream o;
+  o << "Claims of the paper (docs/claims.md):\n";
+  for (const auto& row : claims_ledger(results, baseline)) {
+    const Claim& c = row.claim;
+    o << "  " << std::left << std::setw(10) << claim_status_name(c.status) << " " << c.source;
+    if (!c.figure.empty()) o << ": " << c.figure;
+    if (baseline) o << "  [baseline: " << (row.baseline_status.empty() ? "none" : row.baseline_status) << "]";
+    o << "\n";
   }
-  if (results.empty()) {
-    md << "\nNo suite results were found.\n";
-    html << "<tr><td colspan=\"6\">No suite results were found.</td></tr>\n";
-  }
-  html << "</table>\n";
-
+  return o.str();
 }
 
-// A suite's heading, statement, overall verdict and how to reproduce it.
-void write_suite_header(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
-  md << "\n## " << r.title << " (`" << r.suite << "`)\n\n";
-  if (!r.statement.empty()) md << r.statement << "\n\n";
-  md << "Overall: **" << verdict_name(r.overall()) << "**: " << verdict_words(r.overall()) << ".\n\n";
-  md << "Profile `" << r.profile << "`, seed " << r.seed << ", build `" << r.build_commit << "`, elapsed "
-     << num(r.elapsed_seconds, 3) << " s. Reproduce: `" << r.command << "`\n\n";
-  html << "<section id=\"" << html_escape(r.suite) << "\"><h2>" << html_escape(r.title) << "</h2>\n";
-  if (!r.statement.empty()) html << "<p class=\"statement\">" << html_escape(r.statement) << "</p>\n";
-  html << "<p>Overall: <span class=\""
-       << verdict_name(r.overall()) << "\">" << verdict_name(r.overall()) << "</span>: " << html_escape(verdict_words(r.overall()))
-       << ".</p>\n<p>Profile <code>" << html_escape(r.profile) << "</code>, seed " << r.seed << ", build <code>"
-       << html_escape(r.build_commit) << "</code>, elapsed " << num(r.elapsed_seconds, 3)
-       << " s. Reproduce: <code>" << html_escape(r.command) << "</code></p>\n";
-
-}
-
-// The checks, one row each: grade, verdict, statement, what was measured and the bound.
-void write_checks(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
-  md << "| check | grade | verdict | statement | measured | bound |\n|---|---|---|---|---|---|\n";
-  html << "<table class=\"checks\"><tr><th>check</th><th>grade</th><th>verdict</th><th>statement</th><th>measured</th><th>bound</th></tr>\n";
-  for (const auto& c : r.checks) {
-    const std::string side = c.one_sided ? " (one-sided evidence: supports or does not show; not counted in the verdict)" : "";
-    std::string md_measured, html_measured;
-    for (const auto& line : measured_lines(c.measured)) {
-      md_measured += (md_measured.empty() ? "" : "<br>") + line;
-      html_measured += (html_measured.empty() ? "" : "<br>") + html_escape(line);
-    }
-    std::string md_bound, html_bound;
-    for (const auto& line : measured_lines(c.bound)) {
-      md_bound += (md_bound.empty() ? "" : "<br>") + line;
-      html_bound += (html_bound.empty() ? "" : "<br>") + html_escape(line);
-    }
-    md << "| `" << c.id << "` | " << grade_name(c.grade) << " | " << verdict_name(c.verdict) << side << " | " << c.statement
-       << " | " << md_measured << " | " << md_bound << " |\n";
-    html << "<tr><td><code>" << html_escape(c.id) << "</code></td><td>" << grade_name(c.grade) << "</td><td class=\""
-         << verdict_name(c.verdict) << "\">" << verdict_name(c.verdict) << side << "</td><td>" << html_escape(c.statement)
-         << "</td><td>" << html_measured << "</td><td>" << html_bound << "</td></tr>\n";
-  }
-  html << "</table>\n";
-
-}
-
-// Each check's rows, as a table of their own.
-void write_check_rows(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
-  for (const auto& c : r.checks) {
-    // Rows are the measured value itself, or its "rows" member beside a summary.
-    const json& rows = c.measured.is_object() && c.measured.contains("rows") ? c.measured["rows"] : c.measured;
-    if (!is_rows(rows)) continue;
-    const auto cols = row_columns(rows);
-    md << "\n**Rows of `" << c.id << "`**\n\n|";
-    html << "<details><summary>Rows of <code>" << html_escape(c.id) << "</code> (" << rows.size()
-         << ")</summary><table class=\"rows\"><tr>";
-    for (const auto& col : cols) {
-      md << " " << col << " |";
-      html << "<th>" << html_escape(col) << "</th>";
-    }
-    md << "\n|";
-    for (std::size_t i = 0; i < cols.size(); ++i) md << "---|";
-    md << "\n";
-    html << "</tr>\n";
-    for (const auto& row : rows) {
-      md << "|";
-      html << "<tr>";
-      for (const auto& col : cols) {
-        const std::string cell = row.contains(col) ? (row[col].is_structured() ? row[col].dump() : scalar_text(row[col])) : "";
-        md << " " << cell << " |";
-        html << "<td>" << html_escape(cell) << "</td>";
-      }
-      md << "\n";
-      html << "</tr>\n";
-    }
-    html << "</table></details>\n";
-  }
-
-}
-
-// Facts: true by construction, with their exact checks, apart from the evidence.
-void write_facts(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
-  if (!r.facts.empty()) {
-    md << "\n### Construction facts (true by construction; not evidence)\n\n| fact | statement | exact check | holds |\n"
-          "|---|---|---|---|\n";
-    html << "<h3>Construction facts (true by construction; not evidence)</h3>\n<table class=\"facts\"><tr><th>fact</th>"
-            "<th>statement</th><th>exact check</th><th>holds</th></tr>\n";
-    for (const auto& f : r.facts) {
-      md << "| `" << f.id << "` | " << f.statement << " | `" << compact(f.measured) << "` | " << (f.holds ? "yes" : "**NO**")
-         << " |\n";
-      html << "<tr><td><code>" << html_escape(f.id) << "</code></td><td>" << html_escape(f.statement) << "</td><td><code>"
-           << html_escape(compact(f.measured)) << "</code></td><td class=\"" << (f.holds ? "pass" : "fail") << "\">"
-           << (f.holds ? "yes" : "NO") << "</td></tr>\n";
-    }
-    html << "</table>\n";
-  }
-
-}
-
-// The suite's own tables (e.g. predictions beside a paper's numbers).
-void write_tables(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
-  for (const auto& t : r.tables) {
-    md << "\n### " << t.title << "\n\n|";
-    html << "<h3>" << html_escape(t.title) << "</h3>\n<table class=\"data\"><tr>";
-    for (const auto& c : t.columns) {
-      md << " " << c << " |";
-      html << "<th>" << html_escape(c) << "</th>";
-    }
-    md << "\n|";
-    for (std::size_t i = 0; i < t.columns.size(); ++i) md << "---|";
-    md << "\n";
-    html << "</tr>\n";
-    for (const auto& row : t.rows) {
-      md << "|";
-      html << "<tr>";
-      for (const auto& cell : row) {
-        md << " " << cell << " |";
-        html << "<td>" << html_escape(cell) << "</td>";
-      }
-      md << "\n";
-      html << "</tr>\n";
-    }
-    html << "</table>\n";
-  }
-}
-
-// Each series: its fit against the stated or derived exponent, its plot, its points.
-void write_series(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r, const std::string& out_dir, ReportFiles& files) {
-  for (const auto& s : r.series) {
-    md << "\n### " << s.title << "\n\n" << series_fit_text(s);
-    html << "<h3>" << html_escape(s.title) << "</h3>\n<p>" << html_escape(series_fit_text(s));
-    if (s.exponent) {
-      md << "; " << s.exponent->source << " exponent " << num(s.exponent->value);
-      html << "; " << html_escape(s.exponent->source) << " exponent " << num(s.exponent->value);
-    }
-    if (s.band) {
-      if (s.one_sided) {
-        md << "; one-sided evidence (supports or does not show, never fails; not counted in the verdict)";
-        html << "; one-sided evidence (supports or does not show, never fails; not counted in the verdict)";
-      }
-      md << "; pass band " << interval_text(*s.band) << ": **" << verdict_name(s.verdict) << "**";
-      html << "; pass band " << interval_text(*s.band) << ": <span class=\"" << verdict_name(s.verdict) << "\">"
-           << verdict_name(s.verdict) << "</span>";
-    }
-    md << ".\n";
-    html << ".</p>\n";
-    if (!s.note.empty()) {
-      md << "\n" << s.note << "\n";
-      html << "<p>" << html_escape(s.note) << "</p>\n";
-    }
-    const SeriesPlot plot = plot_series_svg(s);
-    const std::string name = plot_file_name(r, s);
-    if (plot.svg) {
-      const std::string path = (fs::path(out_dir) / "plots" / name).string();
-      write_text_file_atomic(path, *plot.svg);
-      files.plots.push_back(path);
-      md << "\n![" << s.title << "](plots/" << name << ")\n";
-      // A data URI keeps the page self-contained and each SVG's element ids isolated from the others'.
-      html << "<figure class=\"plot\"><img alt=\"" << html_escape(s.title) << "\" src=\"data:image/svg+xml;base64,"
-           << base64(*plot.svg) << "\"></figure>\n";
-    } else {
-      const std::string w = "plot '" + name + "' skipped: " + plot.why;
-      files.warnings.push_back(w);
-      md << "\n(" << w << ")\n";
-      html << "<p><em>" << html_escape(w) << "</em></p>\n";
-    }
-    if (!plot.dropped.empty()) {
-      md << "\nNot drawn:\n";
-      html << "<p class=\"dropped\">Not drawn: ";
-      for (std::size_t i = 0; i < plot.dropped.size(); ++i) {
-        md << "- " << plot.dropped[i] << "\n";
-        html << (i ? "; " : "") << html_escape(plot.dropped[i]);
-      }
-      html << ".</p>\n";
-    }
-    md << "\n| x | y |\n|---|---|\n";
-    for (std::size_t i = 0; i < s.x.size(); ++i) md << "| " << num(s.x[i], 6) << " | " << num(s.y[i], 6) << " |\n";
-  }
-}
-
-// The suite's notes: caveats and what was left out.
-void write_notes(std::ostringstream& md, std::ostringstream& html, const SuiteResult& r) {
-  if (!r.notes.empty()) {
-    md << "\nNotes:\n";
-    html << "<h3>Notes</h3><ul>\n";
-    for (const auto& n : r.notes) {
-      md << "- " << n << "\n";
-      html << "<li>" << html_escape(n) << "</li>\n";
-    }
-    html << "</ul>\n";
-  }
-}
-// The title, what the grades mean, and the page's self-check (read by the browser test).
-void write_preamble(std::ostringstream& md, std::ostringstream& html) {
-  md << "# infoflow-verify report\n\n";
-  md << "Numbers can support a theorem; they do not prove a lower bound. Each check is graded: *certified* "
-        "(interval arithmetic over a whole domain), *sampled* (MPFR on random and adversarial inputs), "
-        "*fitted* (optimised models, regression intervals) or *exact* (a finite computation). The mathematics "
-        "behind every check, with proofs, is in `docs/theory.md`; properties true by construction are listed as "
-        "facts, apart from the evidence.\n\n";
-  html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>infoflow-verify report</title>\n"
-          "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
-          "table{border-collapse:collapse;margin:1em 0;font-size:14px}td,th{border:1px solid #ccc;padding:4px 8px;"
-          "vertical-align:top;text-align:left}th{background:#f3f3f3}.pass{color:#176b1f;font-weight:bold}"
-          ".fail{color:#b00020;font-weight:bold}.inconclusive{color:#8a6d00;font-weight:bold}code{font-size:13px}"
-          "td code{word-break:break-word}.checks td:nth-child(4){min-width:240px}figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}</style></head><body>\n";
-  // The page checks itself once loaded (images decoded, verdict rows, script errors) and records the
-  // outcome on <html data-render-check>; the browser test reads it from the rendered DOM.
-  html << "<script>var infoflowErrors=0;window.addEventListener('error',function(){infoflowErrors++;});"
-          "window.addEventListener('load',function(){var im=document.images,ok=0;for(var i=0;i<im.length;i++)"
-          "{if(im[i].complete&&im[i].naturalWidth>0)ok++;}var rows=document.querySelectorAll('#verdicts tr.suite').length;"
-          "document.documentElement.setAttribute('data-render-check','images='+ok+'/'+im.length+' verdict-rows='+rows+"
-          "' errors='+infoflowErrors);});</script>\n";
-  html << "<h1>infoflow-verify report</h1>\n<p>Numbers can support a theorem; they do not prove a lower bound. "
-          "Grades: <b>certified</b> (interval arithmetic over a whole domain), <b>sampled</b> (MPFR on random and "
-          "adversarial inputs), <b>fitted</b> (optimised models, regression intervals), <b>exact</b> (a finite "
-          "computation). The mathematics behind every check, with proofs, is in <code>docs/theory.md</code>.</p>\n";
-}
-
-// The mutation harness's table, when `infoflow-verify mutants` wrote one into this folder.
-void write_mutation_table(std::ostringstream& md, std::ostringstream& html, const std::string& out_dir, ReportFiles& files) {
-  if (const fs::path mut = fs::path(out_dir) / "mutation.json"; fs::exists(mut)) {
-    try {
-      const json m = read_json_file(mut.string(), "--out");
-      md << "\n## Mutation harness: which checks catch which defects\n\n" << mutation_markdown(m);
-      html << "<section id=\"mutation\"><h2>Mutation harness: which checks catch which defects</h2>\n" << mutation_html(m)
-           << "</section>\n";
-    } catch (const std::exception& e) {
-      files.warnings.push_back(std::string("mutation table skipped: ") + e.what());
-    }
-  }
-}
-
-}  // namespace
-
-ReportFiles write_report(const std::vector<SuiteResult>& results, const std::string& out_dir) {
+ReportFiles write_report(std::vector<SuiteResult> results, const std::string& out_dir,
+                         const std::vector<SuiteResult>* baseline) {
+  settle_all_claims(results);
   ReportFiles files;
   fs::create_directories(fs::path(out_dir) / "plots");
-  std::ostringstream md, html;
-  write_preamble(md, html);
-  write_verdicts(md, html, results);
-  for (const auto& r : results) {
-    write_suite_header(md, html, r);
-    write_checks(md, html, r);
-    write_check_rows(md, html, r);
-    write_facts(md, html, r);
-    write_tables(md, html, r);
-    write_series(md, html, r, out_dir, files);
-    write_notes(md, html, r);
-    html << "</section>\n";
-  }
-  write_mutation_table(md, html, out_dir, files);
-  html << "</body></html>\n";
+  ReportPage page(results, baseline, out_dir, files);
+  page.write();
 
   json all = json::array();
   for (const auto& r : results) all.push_back(to_json(r));
@@ -492,8 +657,8 @@ ReportFiles write_report(const std::vector<SuiteResult>& results, const std::str
   files.html = (fs::path(out_dir) / "index.html").string();
   files.results = (fs::path(out_dir) / "results.json").string();
   files.junit = (fs::path(out_dir) / "junit.xml").string();
-  write_text_file_atomic(files.markdown, md.str());
-  write_text_file_atomic(files.html, html.str());
+  write_text_file_atomic(files.markdown, page.markdown());
+  write_text_file_atomic(files.html, page.page());
   write_json_file(files.results, json{{"schema", "infoflow-verify/results/1"}, {"suites", all}});
   write_text_file_atomic(files.junit, suites_junit_xml(results));
   return files;

@@ -1,6 +1,11 @@
 #pragma once
-// Turns suite results into what a person reads: report.md, a self-contained index.html with
-// inline SVG plots (reports/svg_plot.hpp), results.json (all suites) and junit.xml.
+// Turns suite results into what a person reads: report.md, a self-contained index.html with inline SVG plots
+// (reports/svg_plot.hpp), results.json (all suites) and junit.xml.
+//
+// The first screen is the claims ledger (reports/claims.hpp): every claim of the paper with its status, the figure
+// that carries it and, given a baseline, its status there; then the certified depth-separation plot; then a table of
+// contents. Each suite follows with a short table of its evidence (id, grade, verdict, one figure, the bound) and its
+// controls; self-checks, diagnostics, facts, rows and plots are collapsed below it.
 #include "reports/result.hpp"
 
 #include <string>
@@ -23,9 +28,15 @@ struct CollectedResults {
 /// DIR/results.json. A file that reads but is not a result is an InputError("--results").
 CollectedResults collect_results(const std::string& dir);
 
-ReportFiles write_report(const std::vector<SuiteResult>& results, const std::string& out_dir);
+/// Writes the report of `results` (their claims settled across suites first) into `out_dir`. With `baseline`, the
+/// ledger shows each claim's status there beside its status now.
+ReportFiles write_report(std::vector<SuiteResult> results, const std::string& out_dir,
+                         const std::vector<SuiteResult>* baseline = nullptr);
 
-/// A plain-text summary table: suite, checks passed/failed/inconclusive, elapsed.
+/// A plain-text summary table: suite, verdict, evidence passed/failed/inconclusive, self-checks, elapsed.
 std::string summary_table(const std::vector<SuiteResult>& results);
+
+/// The claims ledger as plain text (what `all` prints first): status, claim, figure, and the baseline's status.
+std::string ledger_table(const std::vector<SuiteResult>& results, const std::vector<SuiteResult>* baseline = nullptr);
 
 }  // namespace infoflow

@@ -17,7 +17,35 @@ const char* grade_name(Grade g) {
   }
 }
 
+const char* role_name(CheckRole r) {
+  switch (r) {
+    case CheckRole::Evidence: return "evidence";
+    case CheckRole::Control: return "control";
+    case CheckRole::SelfCheck: return "self-check";
+    default: return "diagnostic";
+  }
+}
+
+const char* claim_status_name(ClaimStatus s) {
+  switch (s) {
+    case ClaimStatus::Certified: return "certified";
+    case ClaimStatus::Refuted: return "refuted";
+    case ClaimStatus::Supported: return "supported";
+    default: return "open";
+  }
+}
+
 namespace {
+CheckRole role_from_name(const std::string& s) {
+  for (const CheckRole r : {CheckRole::Evidence, CheckRole::Control, CheckRole::SelfCheck, CheckRole::Diagnostic})
+    if (s == role_name(r)) return r;
+  throw InputError("role", "expected evidence, control, self-check or diagnostic, got '" + s + "'");
+}
+ClaimStatus claim_status_from_name(const std::string& s) {
+  for (const ClaimStatus c : {ClaimStatus::Certified, ClaimStatus::Refuted, ClaimStatus::Supported, ClaimStatus::Open})
+    if (s == claim_status_name(c)) return c;
+  throw InputError("status", "expected certified, refuted, supported or open, got '" + s + "'");
+}
 Grade grade_from_name(const std::string& s) {
   if (s == "certified") return Grade::Certified;
   if (s == "sampled") return Grade::Sampled;
@@ -39,16 +67,31 @@ Interval interval_from(const json& j) {
 Verdict SuiteResult::overall() const {
   for (const auto& f : facts)
     if (!f.holds) return Verdict::Fail;
-  // One-sided evidence (a fit supports a lower bound or does not show it) never enters the verdict: only checks
-  // that can fail do (docs/result-format.md).
-  bool inconclusive = false;
-  for (const auto& c : checks) {
-    if (c.verdict == Verdict::Fail) return Verdict::Fail;
-    inconclusive |= c.verdict == Verdict::Inconclusive && !c.one_sided;
+  if (legacy) {
+    // Results of schema result/1: every check and banded series counted, one-sided evidence aside.
+    bool inconclusive = false;
+    for (const auto& c : checks) {
+      if (c.verdict == Verdict::Fail) return Verdict::Fail;
+      inconclusive |= c.verdict == Verdict::Inconclusive && !c.one_sided;
+    }
+    for (const auto& s : series) {
+      if (s.verdict == Verdict::Fail) return Verdict::Fail;
+      inconclusive |= s.verdict == Verdict::Inconclusive && s.band.has_value() && !s.one_sided;
+    }
+    return inconclusive ? Verdict::Inconclusive : Verdict::Pass;
   }
-  for (const auto& s : series) {
-    if (s.verdict == Verdict::Fail) return Verdict::Fail;
-    inconclusive |= s.verdict == Verdict::Inconclusive && s.band.has_value() && !s.one_sided;
+  // A self-check that fails is a defect of the run: nothing it computed can be trusted.
+  for (const auto& c : checks)
+    if (c.role == CheckRole::SelfCheck && c.verdict == Verdict::Fail) return Verdict::Fail;
+  for (const auto& s : series)
+    if (s.role == CheckRole::SelfCheck && s.band && s.verdict == Verdict::Fail) return Verdict::Fail;
+  bool inconclusive = false;
+  for (const auto& c : claims) {
+    if (c.status == ClaimStatus::Refuted) return Verdict::Fail;
+    // Only claims decided by this suite's own evidence: another suite's evidence is that suite's verdict.
+    bool local = false;
+    for (const auto& e : c.evidence) local |= e.find('/') == std::string::npos;
+    inconclusive |= local && c.status == ClaimStatus::Open;
   }
   return inconclusive ? Verdict::Inconclusive : Verdict::Pass;
 }
@@ -109,6 +152,8 @@ json to_json(const Series& s) {
   j["band"] = s.band ? interval_json(*s.band) : json(nullptr);
   if (!s.note.empty()) j["note"] = s.note;
   if (s.one_sided) j["one_sided"] = true;
+  j["role"] = role_name(s.role);
+  if (!s.route.empty()) j["route"] = s.route;
   if (s.points_label != "measured") j["points_label"] = s.points_label;
   if (s.overlay) {
     json pts = json::array();
@@ -135,8 +180,18 @@ json to_json(const SuiteResult& r) {
             {"statement", c.statement}, {"measured", c.measured}, {"bound", c.bound}};
     if (!c.bounds.empty()) cj["bounds"] = {{"direction", c.bounds_are_upper ? "upper" : "lower"}, {"values", c.bounds}};
     if (c.one_sided) cj["one_sided"] = true;
+    cj["role"] = role_name(c.role);
+    if (!c.route.empty()) cj["route"] = c.route;
+    if (!c.control_of.empty()) cj["control_of"] = c.control_of;
+    if (!c.figure.empty()) cj["figure"] = c.figure;
     checks.push_back(cj);
   }
+  json claims = json::array();
+  for (const auto& c : r.claims)
+    claims.push_back({{"id", c.id}, {"source", c.source}, {"statement", c.statement}, {"scope", c.scope},
+                      {"evidence", c.evidence}, {"certifiable", c.certifiable}, {"undecided", c.undecided},
+                      {"figure_check", c.figure_check}, {"plot", c.plot}, {"status", claim_status_name(c.status)},
+                      {"reason", c.reason}, {"figure", c.figure}});
   json series = json::array();
   for (const auto& s : r.series) series.push_back(to_json(s));
   json facts = json::array();
@@ -146,14 +201,17 @@ json to_json(const SuiteResult& r) {
           {"profile", r.profile},       {"seed", r.seed},         {"build_commit", r.build_commit},
           {"command", r.command},       {"statement", r.statement},   {"elapsed_seconds", r.elapsed_seconds},
           {"verdict", verdict_name(r.overall())},
+          {"claims", claims},
           {"checks", checks},           {"facts", facts},         {"series", series},       {"notes", r.notes},
           {"tables", tables_json(r.tables)}};
 }
 
 SuiteResult suite_result_from_json(const json& j) {
   try {
-    if (j.at("schema") != kResultSchema) throw InputError("result", std::string("expected schema ") + kResultSchema);
+    if (j.at("schema") != kResultSchema && j.at("schema") != kLegacyResultSchema)
+      throw InputError("result", std::string("expected schema ") + kResultSchema + " (or " + kLegacyResultSchema + ")");
     SuiteResult r;
+    r.legacy = j.at("schema") == kLegacyResultSchema;
     r.suite = j.at("suite").get<std::string>();
     r.title = j.value("title", r.suite);
     r.profile = j.at("profile").get<std::string>();
@@ -176,6 +234,10 @@ SuiteResult suite_result_from_json(const json& j) {
         k.bounds = c["bounds"].at("values").get<std::map<std::string, double>>();
       }
       k.one_sided = c.value("one_sided", false);
+      k.role = role_from_name(c.value("role", "evidence"));
+      k.route = c.value("route", "");
+      k.control_of = c.value("control_of", "");
+      k.figure = c.value("figure", "");
       r.checks.push_back(k);
     }
     for (const auto& s : j.at("series")) {
@@ -204,6 +266,8 @@ SuiteResult suite_result_from_json(const json& j) {
       if (!s.at("verdict").is_null()) t.verdict = verdict_from_name(s.at("verdict").get<std::string>());
       t.note = s.value("note", "");
       t.one_sided = s.value("one_sided", false);
+      t.role = role_from_name(s.value("role", "self-check"));
+      t.route = s.value("route", "");
       t.points_label = s.value("points_label", "measured");
       if (s.contains("overlay")) {
         Series::Overlay o;
@@ -217,6 +281,22 @@ SuiteResult suite_result_from_json(const json& j) {
       if (s.contains("marker"))
         t.marker = std::make_pair(s["marker"].at("x").get<double>(), s["marker"].value("label", ""));
       r.series.push_back(t);
+    }
+    for (const auto& c : j.value("claims", json::array())) {
+      Claim k;
+      k.id = c.at("id").get<std::string>();
+      k.source = c.value("source", "");
+      k.statement = c.value("statement", "");
+      k.scope = c.value("scope", "");
+      k.evidence = c.value("evidence", std::vector<std::string>{});
+      k.certifiable = c.value("certifiable", false);
+      k.undecided = c.value("undecided", "");
+      k.figure_check = c.value("figure_check", "");
+      k.plot = c.value("plot", "");
+      k.status = claim_status_from_name(c.value("status", "open"));
+      k.reason = c.value("reason", "");
+      k.figure = c.value("figure", "");
+      r.claims.push_back(std::move(k));
     }
     for (const auto& f : j.value("facts", json::array()))
       r.facts.push_back(Fact{f.at("id").get<std::string>(), f.value("statement", ""), f.value("measured", json()),

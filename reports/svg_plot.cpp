@@ -37,29 +37,10 @@ std::string fixed(double v) {
 // How many characters of `size`-point text fit in `width` units.
 std::size_t chars_fitting(double width, double size) { return static_cast<std::size_t>(width / (kCharWidth * size)); }
 
-// The number of characters (UTF-8 code points) in s.
-std::size_t text_length(const std::string& s) {
-  std::size_t n = 0;
-  for (const unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
-// The first `n` code points of s.
-std::string first_chars(const std::string& s, std::size_t n) {
-  std::size_t i = 0, seen = 0;
-  for (; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
-      if (seen == n) break;
-      ++seen;
-    }
-  }
-  return s.substr(0, i);
-}
-
 // s shortened to at most `n` characters, with an ellipsis when anything was cut.
 std::string shortened(const std::string& s, std::size_t n) {
-  if (text_length(s) <= n) return s;
-  return first_chars(s, n > 1 ? n - 1 : 0) + "\u2026";
+  if (code_points(s) <= n) return s;
+  return first_code_points(s, n > 1 ? n - 1 : 0) + "\u2026";
 }
 
 // Words of s in lines of at most `n` characters, at most `max_lines` of them (the last shortened if need be).
@@ -69,7 +50,7 @@ std::vector<std::string> wrapped(const std::string& s, std::size_t n, int max_li
   std::string word, line;
   while (words >> word) {
     if (line.empty()) line = word;
-    else if (text_length(line) + 1 + text_length(word) <= n) line += " " + word;
+    else if (code_points(line) + 1 + code_points(word) <= n) line += " " + word;
     else {
       lines.push_back(line);
       line = word;

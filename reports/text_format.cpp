@@ -35,6 +35,23 @@ std::string xml_escape(const std::string& s) {
   return r;
 }
 
+std::size_t code_points(const std::string& s) {
+  std::size_t n = 0;
+  for (const unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string first_code_points(const std::string& s, std::size_t n) {
+  std::size_t i = 0, seen = 0;
+  for (; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+      if (seen == n) break;
+      ++seen;
+    }
+  }
+  return s.substr(0, i);
+}
+
 std::string file_safe_name(std::string s) {
   for (auto& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';

@@ -17,6 +17,10 @@ std::string format_number(double v, int digits = 4);
 /// carriage return (which XML 1.0 forbids) become U+FFFD.
 std::string xml_escape(const std::string& s);
 
+/// The number of characters (UTF-8 code points) of s, and its first n characters (never a broken code point).
+std::size_t code_points(const std::string& s);
+std::string first_code_points(const std::string& s, std::size_t n);
+
 /// Every character but letters, digits, '-' and '_' becomes '_'.
 std::string file_safe_name(std::string s);
 

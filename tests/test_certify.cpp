@@ -9,6 +9,8 @@
 #include "theorems/common/certify_model.hpp"
 #include "theorems/common/single_layer_study.hpp"
 #include "theorems/depth_separation/min_dot_target.hpp"
+#include "theorems/depth_separation/two_layer_construction.hpp"
+#include "numerics/util/mutation.hpp"
 #include "theorems/infoflow/target_eval.hpp"
 #include "theorems/kth_retrieval/kth_largest_target.hpp"
 
@@ -407,4 +409,19 @@ TEST_CASE("double execution: a zero weight over an overflowing value does not hi
   m.params[L.readout().W] = 1.0;
   REQUIRE(std::isnan(forward(m, L, Sequence<double>{{1.0}}).y));
   CHECK(std::isinf(double_execution_error_bound(m, 1, 0, 1).output_error));
+}
+
+TEST_CASE("the enclosure audit holds the search's box enclosures against point values", "[certify]") {
+  // The construction's sharp softmax makes the mean-value form depend on the softmax weights' derivative: with it
+  // dropped from the dual balls (a plausible slip in forward.cpp, far from any check), the enclosures of some narrow
+  // boxes miss values at points inside them, and the audit says so.
+  const TwoLayerMinDotConstruction con(2, 2, 0.1);
+  const std::string target = "min_{s,t} dot(x[s], x[t])";
+  const EnclosureAudit sound = audit_box_enclosures(con.model(), target, 2, 300, 8, 11);
+  CHECK(sound.points == 2400);
+  CHECK(sound.violations == 0);
+  set_active_mutant(Mutant::DualBallDropsSoftmaxDerivative);
+  const EnclosureAudit broken = audit_box_enclosures(con.model(), target, 2, 300, 8, 11);
+  set_active_mutant(Mutant::None);
+  CHECK(broken.violations > 0);
 }

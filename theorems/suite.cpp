@@ -3,6 +3,7 @@
 
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
+#include "reports/claims.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -44,10 +45,43 @@ std::string settings_version(const std::string& version, const nlohmann::json& s
   return version + "/settings=" + hex;
 }
 
+namespace {
+const CheckClass* class_of(const std::string& id, const std::vector<std::pair<std::string, CheckClass>>& classes) {
+  for (const auto& [key, c] : classes) {
+    // One '*' matches any run of characters: "D*.control" is every id starting "D" and ending ".control".
+    const auto star = key.find('*');
+    if (star == std::string::npos) {
+      if (id == key) return &c;
+      continue;
+    }
+    const std::size_t tail = key.size() - star - 1;
+    if (id.size() >= star + tail && id.compare(0, star, key, 0, star) == 0 &&
+        id.compare(id.size() - tail, tail, key, star + 1, tail) == 0)
+      return &c;
+  }
+  return nullptr;
+}
+}  // namespace
+
+void classify_checks(SuiteResult& r, const std::vector<std::pair<std::string, CheckClass>>& classes) {
+  const auto apply = [&](const std::string& id, CheckRole& role, std::string& route, std::string* control, bool one_sided) {
+    const CheckClass* c = class_of(id, classes);
+    if (!c) throw ContractError("classify_checks", "check " + id + " of suite " + r.suite + " is not classified");
+    role = one_sided ? CheckRole::Diagnostic : c->role;
+    route = c->route;
+    if (control) *control = c->control_of;
+  };
+  for (auto& k : r.checks) apply(k.id, k.role, k.route, &k.control_of, k.one_sided);
+  for (auto& s : r.series)
+    if (s.band) apply("series:" + s.id, s.role, s.route, nullptr, s.one_sided);
+}
+
 SuiteResult run_suite(const SuiteInfo& suite, const SuiteContext& ctx) {
   std::filesystem::create_directories(ctx.out_dir);
   const auto t0 = std::chrono::steady_clock::now();
   SuiteResult r = suite.run(ctx);
+  // The claims settled from this suite's own evidence (evidence in other suites is settled when the report is made).
+  settle_claims(r);
   r.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.suite = suite.id;
   if (r.title.empty()) r.title = suite.title;

@@ -41,6 +41,25 @@ struct SuiteContext {
 std::string settings_version(const std::string& version, const nlohmann::json& settings);
 
 
+/// How a suite classifies one of its checks (docs/claims.md): its role and, for evidence, the independent route the
+/// verdict compares against. The classification of every check is written down in its suite's file.
+struct CheckClass {
+  CheckRole role = CheckRole::SelfCheck;
+  std::string route = {};
+  std::string control_of = {};
+};
+inline CheckClass evidence(std::string route) { return {CheckRole::Evidence, std::move(route), {}}; }
+inline CheckClass control_of(std::string check_id) { return {CheckRole::Control, {}, std::move(check_id)}; }
+inline const CheckClass kSelfCheck{CheckRole::SelfCheck};
+inline const CheckClass kDiagnostic{CheckRole::Diagnostic};
+
+/// Sets the role (route, control) of every check and banded series of `r` from `classes`: keys are check ids,
+/// "series:ID" for series, and may hold one '*' matching any characters ("experiments.triangle-centre.*.control"); the
+/// first key that matches decides. A check or
+/// banded series that no key matches is a ContractError: no check reaches a verdict unclassified. One-sided
+/// checks and series are diagnostics whatever the key says (they cannot fail, so they are never evidence).
+void classify_checks(SuiteResult& r, const std::vector<std::pair<std::string, CheckClass>>& classes);
+
 struct SuiteInfo {
   std::string id;          // e.g. "thm1-depth-separation"
   std::string alias;       // CLI subcommand, e.g. "thm1"

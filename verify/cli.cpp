@@ -10,6 +10,7 @@
 #include "numerics/util/file_io.hpp"
 #include "numerics/util/xy_csv.hpp"
 #include "numerics/sweep/distribution.hpp"
+#include "reports/claims.hpp"
 #include "reports/regression.hpp"
 #include "theorems/common/certify_model.hpp"
 #include "theorems/common/model_class_bound.hpp"
@@ -27,6 +28,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -34,6 +36,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace infoflow {
@@ -303,7 +306,7 @@ int cmd_suite(const GlobalOptions& g, const SuiteInfo& suite, const std::map<std
   if (suite.validate) suite.validate(ctx);
   const OutputFolderLock lock(g.out, "--out");
   const SuiteResult r = run_suite(suite, ctx);
-  std::cout << summary_table({r});
+  std::cout << ledger_table({r}) << "\n" << summary_table({r});
   std::cout << "result: " << (std::filesystem::path(g.out) / "result.json").string() << "\n";
   return exit_code_for({r});
 }
@@ -325,7 +328,15 @@ void record_stopped_suite(const GlobalOptions& g, const SuiteInfo& suite, const 
   results.push_back(r);
 }
 
-int cmd_all(const GlobalOptions& g, const std::string& only) {
+// The baseline a report compares its claims with (`--baseline FILE`), if one was given.
+std::optional<std::vector<SuiteResult>> load_baseline(const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  std::vector<SuiteResult> base = load_results(path, "--baseline");
+  settle_all_claims(base);
+  return base;
+}
+
+int cmd_all(const GlobalOptions& g, const std::string& only, const std::string& baseline) {
   std::vector<const SuiteInfo*> selected;
   if (only.empty()) {
     for (const auto& s : all_suites()) selected.push_back(&s);
@@ -371,21 +382,36 @@ int cmd_all(const GlobalOptions& g, const std::string& only) {
     if (SweepDistributor* d = sweep_distributor(); stopped && d && d->size() > 1) d->abort(kExitInternal);
   }
   if (!is_root_process()) return exit_code_for(results);  // under MPI the root writes the report
-  const ReportFiles files = write_report(results, g.out);
+  settle_all_claims(results);
+  const std::optional<std::vector<SuiteResult>> base = load_baseline(baseline);
+  // The ledger first: which of the paper's claims this run decides, and how.
+  std::cout << ledger_table(results, base ? &*base : nullptr) << "\n";
+  const ReportFiles files = write_report(results, g.out, base ? &*base : nullptr);
   for (const auto& w : files.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   std::cout << summary_table(results);
   std::cout << "report: " << files.html << "\n        " << files.markdown << "\n";
   return exit_code_for(results);
 }
 
-int cmd_report(const std::string& results_dir, const std::string& out) {
+int cmd_report(const std::string& results_dir, const std::string& out, const std::string& baseline) {
   const OutputFolderLock lock(out, "--out");
   const CollectedResults collected = collect_results(results_dir);
   for (const auto& w : collected.skipped) std::fprintf(stderr, "warning: skipped %s\n", w.c_str());
-  const auto& results = collected.results;
+  std::vector<SuiteResult> results = collected.results;
+  // In the order `all` runs the suites (the ledger reads Theorem 1 first), others after them by name.
+  const auto rank = [](const SuiteResult& r) {
+    const auto& suites = all_suites();
+    for (std::size_t i = 0; i < suites.size(); ++i)
+      if (suites[i].id == r.suite) return i;
+    return suites.size();
+  };
+  std::stable_sort(results.begin(), results.end(), [&](const SuiteResult& a, const SuiteResult& b) { return rank(a) < rank(b); });
   if (results.empty())
     throw InputError("--results", "no result found in '" + results_dir + "' (expected DIR/result.json, DIR/SUITE/result.json or DIR/results.json)");
-  const ReportFiles files = write_report(results, out);
+  settle_all_claims(results);
+  const std::optional<std::vector<SuiteResult>> base = load_baseline(baseline);
+  std::cout << ledger_table(results, base ? &*base : nullptr) << "\n";
+  const ReportFiles files = write_report(results, out, base ? &*base : nullptr);
   for (const auto& w : files.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   std::cout << summary_table(results) << "report: " << files.html << "\n";
   return 0;
@@ -457,8 +483,9 @@ int cmd_plan(const PlanOptions& o) {
 }
 
 int cmd_regress(const std::string& baseline, const std::string& current, const std::string& junit, bool update) {
-  const auto cur = load_results(current, "--current");
+  auto cur = load_results(current, "--current");
   if (cur.empty()) throw InputError("--current", "no suite results found in '" + current + "'");
+  settle_all_claims(cur);
   if (update) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : cur) all.push_back(to_json(r));
@@ -466,7 +493,8 @@ int cmd_regress(const std::string& baseline, const std::string& current, const s
     std::cout << "baseline written: " << baseline << " (" << cur.size() << " suites)\n";
     return 0;
   }
-  const auto base = load_results(baseline, "--baseline");
+  auto base = load_results(baseline, "--baseline");
+  settle_all_claims(base);
   const RegressionReport rep = compare_results(base, cur);
   std::cout << rep.table();
   write_text_file_atomic(junit.empty() ? (std::filesystem::path(std::filesystem::is_directory(current) ? current : ".") /
@@ -494,7 +522,9 @@ int cmd_mutants(const GlobalOptions& g, bool quick) {
   write_text_file_atomic((std::filesystem::path(g.out) / "mutation.md").string(), mutation_markdown(j));
   std::cout << rep.table() << "written: " << (std::filesystem::path(g.out) / "mutation.md").string() << "\n";
   // A surviving mutant, or a check that fails with no mutant at all (it can never be killed), fails the run.
-  return rep.uncaught_mutants() > 0 || !rep.failing_without_mutant.empty() ? kExitCheckFailed : 0;
+  return rep.uncaught_mutants() > 0 || !rep.failing_without_mutant.empty() || !rep.evidence_without_outside_killer().empty()
+             ? kExitCheckFailed
+             : 0;
 }
 
 // An error under MPI may have happened on the root alone (the output folder's lock, a file it could not write):
@@ -525,8 +555,9 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   app.add_option("--out", g.out, "output folder");
 
   auto* all = app.add_subcommand("all", "run every suite and write the report (index.html, report.md, results.json, junit.xml)");
-  std::string only;
+  std::string only, report_baseline;
   all->add_option("--only", only, "comma-separated suite ids or aliases to run (default: all)");
+  all->add_option("--baseline", report_baseline, "results to compare the claims with (e.g. reports/baselines/quick.json)");
   std::string weights, inputs, precision = "double";
   auto* eval = app.add_subcommand("eval", "evaluate a model from a weights file on inputs");
   eval->add_option("--weights", weights, "weights JSON (docs/weights-format.md)")->required();
@@ -569,6 +600,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   std::string results_dir;
   auto* report = app.add_subcommand("report", "turn a folder of result.json files into a report");
   report->add_option("--results", results_dir, "folder searched for result.json (default: --out)");
+  report->add_option("--baseline", report_baseline, "results to compare the claims with (e.g. reports/baselines/quick.json)");
   std::string baseline, current, junit;
   bool update_baseline = false;
   auto* regress = app.add_subcommand("regress", "compare results with a baseline: exponents, verdicts, certified bounds");
@@ -612,7 +644,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
       if (!suite_command)
         throw InputError("infoflow-verify-mpi", "only `all` and the suite commands run under MPI; run the others with infoflow-verify");
     }
-    if (all->parsed()) return cmd_all(g, only);
+    if (all->parsed()) return cmd_all(g, only, report_baseline);
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, g.seed);
     if (certify->parsed()) return cmd_certify(certify_weights, certify_request, certify_box, certify_json);
@@ -620,7 +652,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     if (plan->parsed()) return cmd_plan(po);
     if (regress->parsed()) return cmd_regress(baseline, current, junit, update_baseline);
     if (mutants->parsed()) return cmd_mutants(g, mutants_quick);
-    if (report->parsed()) return cmd_report(results_dir.empty() ? g.out : results_dir, g.out);
+    if (report->parsed()) return cmd_report(results_dir.empty() ? g.out : results_dir, g.out, report_baseline);
     for (const auto& [cmd, suite] : suite_cmds)
       if (cmd->parsed()) return cmd_suite(g, *suite, suite_options[suite->id]);
     return kExitBadInput;

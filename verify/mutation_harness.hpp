@@ -33,12 +33,18 @@ struct MutationReport {
   std::vector<std::string> checks;                  // every verdict-carrying check of the baseline run that can fail
   std::vector<std::string> one_sided;               // pass-or-inconclusive evidence (Check::one_sided): listed apart
   std::vector<std::string> failing_without_mutant;  // checks that fail unmutated: they cannot be killed
+  std::vector<std::string> controls;                // controls (they must not show their check's effect)
   std::map<std::string, Verdict> baseline;          // its verdicts
+  std::map<std::string, CheckRole> roles;           // every check's role
   std::vector<MutantOutcome> outcomes;
   std::map<std::string, std::vector<std::string>> killed_by;  // check → mutants that made it fail
 
   int uncaught_mutants() const;
   std::vector<std::string> unkilled_checks() const;
+  /// Whether some mutant that kills `check` lies outside its own computation (MutantInfo::inside).
+  bool killed_from_outside(const std::string& check) const;
+  /// Evidence checks no mutant outside their own computation kills: they have not been shown to bite.
+  std::vector<std::string> evidence_without_outside_killer() const;
   std::string table() const;     // for people
   nlohmann::json to_json() const;  // for the report and machines
 };

@@ -42,22 +42,47 @@ double magnitude_upper(const ArbBall& b) {
   return std::isnan(u) ? INFINITY : u;
 }
 
-Evaluated evaluate(Box box, const BoxEvaluation& on_box, const PointEvaluation& at_point, long prec) {
-  const std::size_t n = box.lo.size();
+// One box's evaluations: the dual-ball value and gradient over the box, the value at the centre, and the
+// enclosure (natural ∩ mean-value form).
+struct BoxValues {
+  DualBall e;
+  ArbBall centre_value;
+  std::vector<double> centre;
+  ArbBall enclosure;
+  bool gradient_known = false;
+};
+
+BoxValues box_values(const std::vector<double>& lo, const std::vector<double>& hi, const BoxEvaluation& on_box,
+                     const PointEvaluation& at_point, long prec) {
+  const std::size_t n = lo.size();
   std::vector<DualBall> in;
   std::vector<ArbBall> c;
-  std::vector<double> center(n);
+  BoxValues v{DualBall(ArbBall(prec)), ArbBall(prec), std::vector<double>(n), ArbBall(prec), false};
   for (std::size_t i = 0; i < n; ++i) {
-    in.push_back(DualBall::variable(ArbBall::interval(box.lo[i], box.hi[i], prec), i, n));
-    center[i] = 0.5 * (box.lo[i] + box.hi[i]);
-    c.emplace_back(center[i], prec);
+    in.push_back(DualBall::variable(ArbBall::interval(lo[i], hi[i], prec), i, n));
+    v.centre[i] = 0.5 * (lo[i] + hi[i]);
+    c.emplace_back(v.centre[i], prec);
   }
-  DualBall e = on_box(in);
-  if (e.grad.empty()) e.grad.assign(n, ArbBall(0.0, prec));  // a function that is constant on the box
-  const ArbBall ec = at_point(c);
+  v.e = on_box(in);
+  if (v.e.grad.empty()) v.e.grad.assign(n, ArbBall(0.0, prec));  // a function that is constant on the box
+  v.centre_value = at_point(c);
+  v.gradient_known = v.e.grad.size() == n;
   // Mean-value form: e(c) + Σ_i ∂_i e · (x_i − c_i) over the box.
-  ArbBall mv = ec;
-  bool mv_ok = e.grad.size() == n;
+  ArbBall mv = v.centre_value;
+  for (std::size_t i = 0; i < n && v.gradient_known; ++i)
+    mv += v.e.grad[i] * ArbBall::interval(ArbBall(lo[i], prec) - c[i], ArbBall(hi[i], prec) - c[i]);
+  if (!(v.gradient_known && mv.is_finite() && arb_intersection(v.enclosure.raw(), v.e.value.raw(), mv.raw(), prec)))
+    v.enclosure = v.e.value;
+  return v;
+}
+
+Evaluated evaluate(Box box, const BoxEvaluation& on_box, const PointEvaluation& at_point, long prec) {
+  const std::size_t n = box.lo.size();
+  BoxValues bv = box_values(box.lo, box.hi, on_box, at_point, prec);
+  const DualBall& e = bv.e;
+  const ArbBall& ec = bv.centre_value;
+  const std::vector<double>& center = bv.centre;
+  const bool mv_ok = bv.gradient_known;
   if (mutated(Mutant::BnbDropsGradient) && mv_ok) {
     box.upper = magnitude_upper(ec);
     box.split = 0;
@@ -65,14 +90,7 @@ Evaluated evaluate(Box box, const BoxEvaluation& on_box, const PointEvaluation& 
       if (box.hi[i] - box.lo[i] > box.hi[box.split] - box.lo[box.split]) box.split = static_cast<int>(i);
     return {std::move(box), abs_lower(ec), center};
   }
-  for (std::size_t i = 0; i < n && mv_ok; ++i)
-    mv += e.grad[i] * ArbBall::interval(ArbBall(box.lo[i], prec) - c[i], ArbBall(box.hi[i], prec) - c[i]);
-  ArbBall enclosure(prec);
-  if (mv_ok && mv.is_finite() && arb_intersection(enclosure.raw(), e.value.raw(), mv.raw(), prec)) {
-  } else {
-    enclosure = e.value;
-  }
-  box.upper = magnitude_upper(enclosure);
+  box.upper = magnitude_upper(bv.enclosure);
   // Split where the enclosure is widest: width × |∂_i e| (the widest side when no gradient is known).
   double best_score = -1;
   for (std::size_t i = 0; i < n; ++i) {
@@ -99,6 +117,15 @@ Evaluated evaluate(Box box, const BoxEvaluation& on_box, const PointEvaluation& 
   }
   return {std::move(box), best, std::move(best_point)};
 }
+
+}  // namespace
+
+ArbBall box_enclosure(const BoxEvaluation& on_box, const PointEvaluation& at_point, const std::vector<double>& lo,
+                      const std::vector<double>& hi, long prec) {
+  return box_values(lo, hi, on_box, at_point, prec).enclosure;
+}
+
+namespace {
 
 using Queue = std::priority_queue<Box, std::vector<Box>, ByUpper>;
 constexpr const char* kCheckpointSchema = "infoflow-verify/bnb-checkpoint/1";

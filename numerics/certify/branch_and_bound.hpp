@@ -49,6 +49,12 @@ struct BranchAndBoundResult {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BranchAndBoundResult, upper, lower, argmax, boxes, seconds, complete, stopped_by, resumed)
 
+/// The enclosure of e over one box that the search uses (the natural enclosure intersected with the mean-value form
+/// e(c) + Σ_i ∂_i e(box)·(x_i − c_i)): every value e(x), x in the box, lies in it. Exposed so that a check can hold
+/// it against point values at random points of random boxes (an independent route to the search's soundness).
+ArbBall box_enclosure(const BoxEvaluation& on_box, const PointEvaluation& at_point, const std::vector<double>& lo,
+                      const std::vector<double>& hi, long prec);
+
 /// Throws InputError for an empty or inverted box, a negative gap or budget, threads or batch < 1, or a checkpoint
 /// whose fingerprint or box is not this search's (argument "--checkpoint").
 BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const PointEvaluation& at_point,

@@ -39,7 +39,8 @@ auto log_constant(const SingleLayerClass& cls, Log log_of) {
 double log_capacity_double(const SingleLayerClass& cls, const PackingFamily& fam, double t) {
   const double logC = log_constant(cls, [](double v) { return std::log(v); });
   const int u_factor = container_dim_per_head(cls) - cls.value_dim;  // 1, or 0 under the mutant
-  return logC + cls.heads * (cls.value_dim * std::log1p(2.0 / t) + u_factor * std::log1p(2.0 * fam.completions / t));
+  const double sign = mutated(Mutant::PackingNormaliserSignFlipped) ? -1.0 : 1.0;
+  return logC + cls.heads * (cls.value_dim * std::log1p(2.0 / t) + sign * u_factor * std::log1p(2.0 * fam.completions / t));
 }
 
 ArbBall log_capacity_arb(const SingleLayerClass& cls, const PackingFamily& fam, const ArbBall& t, long prec) {
@@ -47,7 +48,10 @@ ArbBall log_capacity_arb(const SingleLayerClass& cls, const PackingFamily& fam, 
   const int u_factor = container_dim_per_head(cls) - cls.value_dim;
   const ArbBall one(1.0, prec), two(2.0, prec);
   ArbBall per_head = ArbBall(static_cast<double>(cls.value_dim), prec) * log(one + two / t);
-  if (u_factor) per_head += log(one + ArbBall(2.0 * fam.completions, prec) / t);
+  if (u_factor) {
+    const ArbBall normaliser = log(one + ArbBall(2.0 * fam.completions, prec) / t);
+    per_head += mutated(Mutant::PackingNormaliserSignFlipped) ? -normaliser : normaliser;
+  }
   return logC + ArbBall(static_cast<double>(cls.heads), prec) * per_head;
 }
 

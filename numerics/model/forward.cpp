@@ -213,6 +213,7 @@ class ForwardPass {
     for (const DualBall& zs : z) zv.push_back(zs.value);
     const ArbBall w = weight_from_differences(zv, one.value);
     DualBall r(w);
+    if (mutated(Mutant::DualBallDropsSoftmaxDerivative)) return r;
     for (const DualBall& zs : z) {
       if (zs.grad.empty()) continue;
       const ArbBall coef = -(w * w) * exp(zs.value);

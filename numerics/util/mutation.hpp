@@ -49,6 +49,10 @@ enum class Mutant {
   EpsLowerReturnsLr,            // the inverted class bound returns the bound's L·R where its ε was meant
   ExperimentColumnsSwapped,     // the intrinsic-dimension results of (D,D) and (D−1,D) exchanged
   TriangleLengthsReversed,      // the triangle-centre results attached to the sequence lengths in reverse order
+  DualBallDropsSoftmaxDerivative,  // the softmax weights' derivative dropped from the dual balls' gradient (certify)
+  CompletionAngleOffByOne,      // the completion family's input generator puts z_j at the angle of j + 1
+  CompletionRangeDoubled,       // the completion family's parameters carry twice the range their search certified
+  PackingNormaliserSignFlipped, // the packing capacity's normaliser term enters with its sign flipped
 };
 
 struct MutantInfo {
@@ -59,6 +63,10 @@ struct MutantInfo {
   /// The defect acts only after every sweep point is computed (in how finished records are read), so the harness
   /// reuses the unmutated run's checkpoints instead of recomputing identical points.
   bool after_sweeps = false;
+  /// The checks ("suite/check-id") whose own computation the defect edits: the line the check recomputes and
+  /// compares (a bound halved where the check recomputes the bound). Killing such a check shows it is wired, not
+  /// that it bites; docs/mutation.md asks every evidence check to be killed by a mutant outside this list.
+  std::vector<std::string> inside = {};
 };
 
 /// Every mutant but None, in a fixed order.

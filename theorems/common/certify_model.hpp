@@ -64,9 +64,20 @@ struct CertifyAgreementCase {
   double lemma_bound = 0;          // certified by the lemmas
   double sampled_max = 0;          // the largest sampled |model − F|
   long max_boxes = 4000;           // deterministic budget
+  std::uint64_t seed = 0;          // of the enclosure audit's random boxes and points
 };
 struct Check;
 Check certify_agreement_check(const std::string& id, const std::vector<CertifyAgreementCase>& cases);
+
+/// Point values against box enclosures: `boxes` random boxes of [0,1]^{T·d} (widths 2^-2 to 2^-10), each with its
+/// corners lo and hi and `points` − 2 random points inside, evaluated in arb; a violation is a point value whose ball
+/// lies wholly outside the box's enclosure (box_enclosure), i.e. an enclosure that is not one.
+struct EnclosureAudit {
+  long boxes = 0, points = 0, violations = 0;
+  double worst_excess = 0;
+};
+EnclosureAudit audit_box_enclosures(const Model& model, const std::string& target, int T, int boxes, int points,
+                                    std::uint64_t seed);
 
 /// The largest |model − F| over `count` uniform inputs of [0,1]^{T·d} (double; seeded).
 double sampled_sup_error(const Model& model, const std::string& target, int T, int count, std::uint64_t seed);

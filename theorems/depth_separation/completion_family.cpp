@@ -193,7 +193,11 @@ CompletionFamilyParams completion_family_for(int m, std::uint64_t seed) {
       R"({"m":10,"r":0.645793225749624,"rho":0.008953419816680252,"s":0.762801332372323,"t":[0.0010457424977177562,0.08635836015599409,0.1727876498419567,0.26189239449826457,0.35491582939286176,0.46750522187414884,0.5764217534705411,0.6961328612361922,0.8304561796103741,0.9858901886941428]})",
       R"({"m":11,"r":0.49216729330044134,"rho":0.0049917715368792415,"s":0.9203201281815581,"t":[0.0022465446423791577,0.07907218817552814,0.17688147378038768,0.2546821337411701,0.3595790821675145,0.44763148287532617,0.5380498629589782,0.636050056008364,0.7433894959966444,0.8631197572539437,0.9988503487748617]})",
   };
-  if (m >= 2 && m <= 11) return nlohmann::json::parse(table[m - 2]).get<CompletionFamilyParams>();
+  if (m >= 2 && m <= 11) {
+    CompletionFamilyParams p = nlohmann::json::parse(table[m - 2]).get<CompletionFamilyParams>();
+    if (mutated(Mutant::CompletionRangeDoubled)) p.rho *= 2;
+    return p;
+  }
   return search_completion_family(m, seed, 4000);
 }
 
@@ -274,7 +278,8 @@ std::vector<std::vector<double>> completion_family_input(const CompletionFamilyP
   const Geometry<double> g = double_geometry(p);
   std::vector<std::vector<double>> X;
   for (int k = 0; k < p.m; ++k) X.push_back({1 - (p.r + theta[k]) * g.c[k], 1 - (p.r + theta[k]) * g.sn[k]});
-  X.push_back({p.s * g.c[j], p.s * g.sn[j]});
+  const int zj = mutated(Mutant::CompletionAngleOffByOne) ? (j + 1) % p.m : j;
+  X.push_back({p.s * g.c[zj], p.s * g.sn[zj]});
   return X;
 }
 
@@ -290,7 +295,8 @@ std::vector<std::vector<ArbBall>> completion_family_input_arb(const CompletionFa
                                 ArbBall(static_cast<double>(G - 1), prec);
     X.push_back({one - a * g.c[k], one - a * g.sn[k]});
   }
-  X.push_back({g.s * g.c[j], g.s * g.sn[j]});
+  const int zj = mutated(Mutant::CompletionAngleOffByOne) ? (j + 1) % p.m : j;
+  X.push_back({g.s * g.c[zj], g.s * g.sn[zj]});
   return X;
 }
 

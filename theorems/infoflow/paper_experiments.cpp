@@ -53,20 +53,44 @@ double triangle_centre_target(const std::vector<std::vector<double>>& X) {
   return std::sqrt(best);
 }
 
+double pair_sum_target(const std::vector<std::vector<double>>& X) {
+  const std::size_t T = X.size();
+  if (T < 2) throw ContractError("pair_sum_target", "T >= 2");
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t a = 0; a < T; ++a)
+    for (std::size_t b = a + 1; b < T; ++b) {
+      const double u0 = X[a][0] + X[b][0], u1 = X[a][1] + X[b][1];
+      best = std::min(best, u0 * u0 + u1 * u1);
+    }
+  return std::sqrt(best);
+}
+
 nlohmann::json ExperimentTraining::to_json() const {
   return {{"train", train_samples}, {"valid", valid_samples}, {"steps", steps}, {"batch", batch},
           {"lr", learning_rate},    {"wd", weight_decay},     {"curve", curve_points}};
 }
 
+namespace {
+// The part of a cell's key (and data seed) that names its target.
+std::string target_label(const ExperimentCell& c) {
+  switch (c.kind) {
+    case ExperimentKind::IntrinsicDimension:
+      return "id-D" + std::to_string(c.D) + (c.target_families() != c.D ? "-F" + std::to_string(c.target_families()) : "");
+    case ExperimentKind::TriangleCentre: return "tri";
+    default: return "pair";
+  }
+}
+}  // namespace
+
 std::string ExperimentCell::key() const {
-  const std::string what = kind == ExperimentKind::IntrinsicDimension ? "id-D" + std::to_string(D) : std::string("tri");
+  const std::string what = target_label(*this);
   return what + "-T" + std::to_string(T) + "-h" + std::to_string(h1) + "," + std::to_string(h2) + "-E" +
          std::to_string(E) + "-r" + std::to_string(replicate);
 }
 
 std::string ExperimentCell::arch_label() const {
   std::string s = "(" + std::to_string(h1) + "," + std::to_string(h2);
-  if (kind == ExperimentKind::TriangleCentre) s += "," + std::to_string(E);
+  if (kind != ExperimentKind::IntrinsicDimension) s += "," + std::to_string(E);
   return s + ")";
 }
 
@@ -162,16 +186,18 @@ struct CellData {
 // The data depend on the kind, D, T and replicate only: every architecture of a comparison sees the same samples.
 // Targets are standardised with the training set's mean and standard deviation (NMSE does not change under it).
 CellData draw_cell_data(const ExperimentCell& c, const ExperimentTraining& tr, std::uint64_t suite_seed) {
-  const std::string what = c.kind == ExperimentKind::IntrinsicDimension ? "id-D" + std::to_string(c.D) : "tri";
-  SplitMix64 rng(derive_seed(suite_seed, what + "-T" + std::to_string(c.T) + "-r" + std::to_string(c.replicate)));
-  const IntrinsicDimensionTarget id_target =
-      c.kind == ExperimentKind::IntrinsicDimension ? IntrinsicDimensionTarget::draw(c.D, suite_seed) : IntrinsicDimensionTarget{};
+  SplitMix64 rng(derive_seed(suite_seed, target_label(c) + "-T" + std::to_string(c.T) + "-r" + std::to_string(c.replicate)));
+  const IntrinsicDimensionTarget id_target = c.kind == ExperimentKind::IntrinsicDimension
+                                                 ? IntrinsicDimensionTarget::draw(c.target_families(), suite_seed)
+                                                 : IntrinsicDimensionTarget{};
   CellData data;
   for (Dataset* ds : {&data.train, &data.valid}) {
     const int n = ds == &data.train ? tr.train_samples : tr.valid_samples;
     for (int i = 0; i < n; ++i) {
       auto X = draw_sequence(c.kind, c.T, rng);
-      const double y = c.kind == ExperimentKind::IntrinsicDimension ? id_target(X) : triangle_centre_target(X);
+      const double y = c.kind == ExperimentKind::IntrinsicDimension ? id_target(X)
+                       : c.kind == ExperimentKind::TriangleCentre   ? triangle_centre_target(X)
+                                                                    : pair_sum_target(X);
       ds->add(std::move(X), y);
     }
   }

@@ -30,6 +30,10 @@ struct IntrinsicDimensionTarget {
 /// min over t1 < t2 < t3 of ‖x(t1)+x(t2)+x(t3)‖ (distinct tokens: the centre of a triangle); needs T >= 3.
 double triangle_centre_target(const std::vector<std::vector<double>>& X);
 
+/// The triangle centre's negative control: min over s < t of ‖x(s)+x(t)‖, an order-2 comparison that the planner
+/// gives a bounded-cost plan (docs/experiments.md §5). Needs T >= 2.
+double pair_sum_target(const std::vector<std::vector<double>>& X);
+
 /// The training recipe shared by every cell (the paper's: AdamW, cosine schedule, weight decay).
 struct ExperimentTraining {
   int train_samples = 2000;
@@ -42,14 +46,19 @@ struct ExperimentTraining {
   nlohmann::json to_json() const;
 };
 
-enum class ExperimentKind { IntrinsicDimension, TriangleCentre };
+/// PairControl is the triangle centre's control (pair_sum_target on the triangle's inputs and architectures).
+enum class ExperimentKind { IntrinsicDimension, TriangleCentre, PairControl };
 
 struct ExperimentCell {
   ExperimentKind kind = ExperimentKind::IntrinsicDimension;
-  int D = 0;   // intrinsic dimension (0 for the triangle centre)
+  int D = 0;   // intrinsic dimension: the architectures' D (0 for the triangle centre and its control)
   int T = 0;
   int h1 = 1, h2 = 1, E = 8;
-  int replicate = 0;  // seed index: cells of one (kind, D, T, replicate) share their data
+  int replicate = 0;  // seed index: cells of one (kind, D, families, T, replicate) share their data
+  /// Intrinsic dimension: the number of families in the target; 0 means D. The control has D − 1: the same
+  /// architectures on a target they all have enough heads for.
+  int families = 0;
+  int target_families() const { return families == 0 ? D : families; }
   std::string key() const;
   /// "(2,2)" for the intrinsic dimension, "(2,2,24)" for the triangle centre.
   std::string arch_label() const;
@@ -88,6 +97,9 @@ std::pair<double, double> paired_difference_interval(const std::vector<double>& 
 inline int intrinsic_dimension_E(int D) { return std::max(24, 4 * (D + 1)); }
 
 struct ExperimentsConfig {
+  /// Train each experiment's negative control beside it (docs/experiments.md §5): the D − 1 family target on the
+  /// intrinsic-dimension architectures, the pair target on the triangle architectures.
+  bool controls = true;
   std::vector<int> D;
   int id_T = 16;
   int seeds = 3;  // replicate seeds per intrinsic-dimension cell
@@ -103,8 +115,9 @@ struct Check;
 /// Throws InputError naming the option (--D, --id-T, --triangle-T, --seeds, --steps, --train-samples).
 ExperimentsConfig experiments_config(const SuiteContext& ctx);
 std::vector<SuiteOption> experiments_options();
-/// The intrinsic-dimension cell of one table column: 0 = (D,D), 1 = (D−1,D), 2 = (D,D−1).
-ExperimentCell intrinsic_dimension_cell(const ExperimentsConfig& c, int D, int column, int replicate);
+/// The intrinsic-dimension cell of one table column: 0 = (D,D), 1 = (D−1,D), 2 = (D,D−1); `control` trains the
+/// same architecture on the target with D − 1 families.
+ExperimentCell intrinsic_dimension_cell(const ExperimentsConfig& c, int D, int column, int replicate, bool control = false);
 /// Every cell the configuration trains: per D and seed the three architectures (D,D), (D−1,D), (D,D−1) in that
 /// order, then per triangle architecture, T and seed.
 std::vector<ExperimentCell> experiment_cells(const ExperimentsConfig& c);
@@ -118,6 +131,12 @@ struct IdReplicate {
 /// is better on every seed; inconclusive otherwise, and whenever a model does not beat the constant predictor.
 Check intrinsic_dimension_check(int D, const std::vector<IdReplicate>& reps);
 
+/// The same check with its control (docs/experiments.md §5): a pass also needs the effect (NMSE(other) − NMSE(D,D))
+/// on the D-family target to exceed the effect on the control target (D − 1 families, the same architectures), on
+/// every seed and for both others (the two effects' 95% intervals apart); otherwise a pass becomes inconclusive.
+/// `control_reps` are the control's cells, seed by seed.
+Check intrinsic_dimension_check(int D, const std::vector<IdReplicate>& reps, const std::vector<IdReplicate>& control_reps);
+
 /// One triangle architecture: its cells' results by T (ascending), each a list over replicate seeds.
 struct TriangleSeries {
   std::array<int, 3> arch{};
@@ -128,5 +147,12 @@ struct TriangleSeries {
 /// intervals over the pooled seeds); fail when the largest T's is below the smallest's, or a step falls;
 /// inconclusive otherwise, and whenever the smallest T's NMSE is not below 1 (the models learnt nothing).
 Check triangle_centre_check(const TriangleSeries& s);
+
+/// The same check decided against a control (docs/experiments.md §5): besides the rise, the target's NMSE at the
+/// largest T must exceed the control's (a bounded-plan target trained alike) by a 95% interval. Pass: the rise and
+/// the separation both hold; fail: the NMSE falls with T, or the target is not harder than the control (the
+/// difference's interval at or below 0); inconclusive otherwise. Run on the control itself (the same cells on both
+/// sides, a difference of exactly 0), it fails: the control shows no effect beyond itself.
+Check triangle_centre_check(const TriangleSeries& s, const TriangleSeries& control);
 
 }  // namespace infoflow
