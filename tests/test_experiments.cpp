@@ -143,6 +143,42 @@ TEST_CASE("experiments: the triangle check reads a rise, a fall and a flat line"
   CHECK(triangle_centre_check(spread).verdict == Verdict::Pass);
 }
 
+TEST_CASE("experiments: the triangle check is decided against its bounded control", "[experiments]") {
+  auto series = [](std::vector<double> levels, double ripple = 0.1) {
+    TriangleSeries s;
+    s.arch = {2, 2, 24};
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+      s.T.push_back(4 << i);
+      s.by_T.push_back({synthetic(levels[i], 400, ripple)});
+    }
+    return s;
+  };
+  const TriangleSeries control = series({0.1, 0.2, 0.3});
+  // Harder than a learnt bounded target at the largest T, and rising: the effect separates from its control.
+  CHECK(triangle_centre_check(series({0.1, 0.6, 0.95}), control).verdict == Verdict::Pass);
+  // The audit's finding: the bounded control rises just as much, so a rise alone decides nothing...
+  const TriangleSeries rising_control = series({0.1, 0.6, 0.95});
+  CHECK(triangle_centre_check(series({0.1, 0.6, 0.95}, 0.3), rising_control).verdict != Verdict::Pass);
+  // ...and the control run through the check against itself fails: it shows no effect beyond itself.
+  CHECK(triangle_centre_check(rising_control, rising_control).verdict == Verdict::Fail);
+  // A target easier than its control at the largest T fails, even where the rise could not be read.
+  CHECK(triangle_centre_check(series({1.2, 0.6, 0.1}), rising_control).verdict == Verdict::Fail);
+  const Check k = triangle_centre_check(series({0.1, 0.6, 0.95}), control);
+  CHECK(k.measured.at("control_at_largest_T").at("nmse_control").get<double>() == Approx(0.3).epsilon(0.05));
+}
+
+TEST_CASE("experiments: the intrinsic-dimension check must separate from its D - 1 family control", "[experiments]") {
+  // The control shows no ordering: (D,D)'s advantage on the D-family target stands out.
+  CHECK(intrinsic_dimension_check(3, replicates(3, 0.01, 0.05, 0.04), replicates(3, 0.01, 0.011, 0.011)).verdict ==
+        Verdict::Pass);
+  // The control shows the same advantage ((D,D) simply has more parameters): a pass becomes inconclusive.
+  CHECK(intrinsic_dimension_check(3, replicates(3, 0.01, 0.05, 0.04), replicates(3, 0.01, 0.05, 0.04)).verdict ==
+        Verdict::Inconclusive);
+  // A failure stays a failure.
+  CHECK(intrinsic_dimension_check(3, replicates(3, 0.05, 0.01, 0.04), replicates(3, 0.01, 0.011, 0.011)).verdict ==
+        Verdict::Fail);
+}
+
 TEST_CASE("experiments: a cell is deterministic and the architectures of a comparison share their data", "[experiments]") {
   ExperimentTraining tr;
   tr.train_samples = 64;
@@ -181,6 +217,8 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
   }
   ctx.options = {};
   const ExperimentsConfig quick = experiments_config(ctx);
+  // Every cell twice: once on the experiment's target, once on its negative control.
+  CHECK(quick.controls);
   CHECK(experiment_cells(quick).size() ==
-        quick.D.size() * 3 * quick.seeds + quick.triangle_archs.size() * quick.triangle_T.size() * quick.triangle_seeds);
+        2 * (quick.D.size() * 3 * quick.seeds + quick.triangle_archs.size() * quick.triangle_T.size() * quick.triangle_seeds));
 }
