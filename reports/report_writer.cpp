@@ -123,6 +123,7 @@ std::map<ClaimStatus, int> count_claims(const SuiteResult& r) {
 }
 
 std::string claims_summary(const SuiteResult& r) {
+  if (r.legacy) return "none: written before claims (result/1)";
   if (r.claims.empty()) return "none (self-checks only)";
   std::string s;
   for (const auto& [status, n] : count_claims(r)) s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + claim_status_name(status);

@@ -24,16 +24,17 @@ void classify_decoding(SuiteResult& r) {
 }
 
 Claim decoding_claim() {
-  Claim c;
-  c.id = "thm3.decoding-lower";
-  c.source = "Theorem 3";
-  c.statement = "Decoding T0 tokens (each in R^d) aggregated into one E-dimensional state costs at least eps^(1 - T0 d/E) "
-                "parameters (significant when T0 d > E).";
-  c.scope = "every decoder with weights in [-1, 1] of every map into the unit ball of R^E: its width is at least "
-            "eps/(delta_N sqrt E) (packing and L4, computed in arb); the computed delta_N is attained exactly by the "
-            "lattice map at E = 1";
-  c.evidence = {"closest-pairs.packing-bound-sharp-at-E1"};
-  c.certifiable = true;
+  const Claim c{
+      .id = "thm3.decoding-lower",
+      .source = "Theorem 3",
+      .statement = "Decoding T0 tokens (each in R^d) aggregated into one E-dimensional state costs at least eps^(1 - T0 d/E) "
+                   "parameters (significant when T0 d > E).",
+      .scope = "every decoder with weights in [-1, 1] of every map into the unit ball of R^E: its width is at least "
+               "eps/(delta_N sqrt E) (packing and L4, computed in arb); the computed delta_N is attained exactly by the "
+               "lattice map at E = 1",
+      .evidence = {"closest-pairs.packing-bound-sharp-at-E1"},
+      .certifiable = true,
+  };
   return c;
 }
 

@@ -57,56 +57,61 @@ void classify_depth_separation(SuiteResult& r) {
 
 std::vector<Claim> depth_separation_claims(const DepthSeparationConfig& cfg) {
   const int T_max = cfg.class_bound.T.empty() ? 0 : *std::max_element(cfg.class_bound.T.begin(), cfg.class_bound.T.end());
-  Claim upper;
-  upper.id = "thm1.two-layer-upper";
-  upper.source = "Theorem 1 (upper half)";
-  upper.statement = "A two-layer transformer with one head per layer approximates F(X) = min_{s,t} x(s).x(t) to within "
-                    "eps with O(eps^-1) parameters, at every sequence length T.";
-  upper.scope = "the explicit construction (docs/theory.md §3): its sup error over the whole domain [0,1]^{T*d}, "
-                "certified <= eps from its exported weights at every (T, eps) of the sweep; M_ffn ~ eps^-1/2 at every T "
-                "(an exact count, a construction fact)";
-  upper.evidence = {"construction.certified-within-eps", "construction.sampled-below-certified", "certify.agrees-with-lemmas"};
-  upper.certifiable = true;
+  const Claim upper{
+      .id = "thm1.two-layer-upper",
+      .source = "Theorem 1 (upper half)",
+      .statement = "A two-layer transformer with one head per layer approximates F(X) = min_{s,t} x(s).x(t) to within "
+                   "eps with O(eps^-1) parameters, at every sequence length T.",
+      .scope = "the explicit construction (docs/theory.md §3): its sup error over the whole domain [0,1]^{T*d}, "
+               "certified <= eps from its exported weights at every (T, eps) of the sweep; M_ffn ~ eps^-1/2 at every T "
+               "(an exact count, a construction fact)",
+      .evidence = {"construction.certified-within-eps", "construction.sampled-below-certified", "certify.agrees-with-lemmas"},
+      .certifiable = true,
+  };
 
-  Claim lower;
-  lower.id = "thm1.single-layer-lower-LR";
-  lower.source = "Theorem 1 (lower half), in readout L*R";
-  lower.statement = "Every single-layer transformer needs a cost that grows as eps -> 0: here the readout's Lipschitz "
-                    "constant times the value norm, L*R >= c eps^(1 - (T-1)/(h(n+1))).";
-  lower.scope = "the whole class C1(h, n): one layer, h heads of value dimension n, any encoder, positions and scores; "
-                "certified in arb on the completion family (d = 2) and the dilution family, and never beaten by an "
-                "explicit or fitted model";
-  lower.evidence = {"class-bound.non-vacuous", "class-bound.family-certified", "class-bound.family-sampled",
-                    "dilution.tight-model", "dilution.fitted-models-respect", "class-fits.sandwich-ordered"};
-  lower.certifiable = true;
+  const Claim lower{
+      .id = "thm1.single-layer-lower-LR",
+      .source = "Theorem 1 (lower half), in readout L*R",
+      .statement = "Every single-layer transformer needs a cost that grows as eps -> 0: here the readout's Lipschitz "
+                   "constant times the value norm, L*R >= c eps^(1 - (T-1)/(h(n+1))).",
+      .scope = "the whole class C1(h, n): one layer, h heads of value dimension n, any encoder, positions and scores; "
+               "certified in arb on the completion family (d = 2) and the dilution family, and never beaten by an "
+               "explicit or fitted model",
+      .evidence = {"class-bound.non-vacuous", "class-bound.family-certified", "class-bound.family-sampled",
+                   "dilution.tight-model", "dilution.fitted-models-respect", "class-fits.sandwich-ordered"},
+      .certifiable = true,
+  };
 
-  Claim exponent;
-  exponent.id = "thm1.exponent-linear-in-T";
-  exponent.source = "Theorem 1 (the exponent k(T))";
-  exponent.statement = "The single-layer cost exponent k(T) grows linearly in T.";
-  exponent.scope = "in readout L*R, as a lower bound: the certified bound's exponent (T-1)/(h(n+1)) - 1 is linear in T "
-                   "(proved in docs/lower-bounds.md §3) and the bound is certified non-vacuous at T = 5.." +
-                   std::to_string(T_max) + "; the fitted kappa(T) is shown beside it, as a diagnostic";
-  exponent.evidence = {"class-bound.non-vacuous", "class-bound.family-certified", "class-bound.family-sampled"};
-  exponent.certifiable = true;
+  const Claim exponent{
+      .id = "thm1.exponent-linear-in-T",
+      .source = "Theorem 1 (the exponent k(T))",
+      .statement = "The single-layer cost exponent k(T) grows linearly in T.",
+      .scope = "in readout L*R, as a lower bound: the certified bound's exponent (T-1)/(h(n+1)) - 1 is linear in T "
+               "(proved in docs/lower-bounds.md §3) and the bound is certified non-vacuous at T = 5.." +
+               std::to_string(T_max) + "; the fitted kappa(T) is shown beside it, as a diagnostic",
+      .evidence = {"class-bound.non-vacuous", "class-bound.family-certified", "class-bound.family-sampled"},
+      .certifiable = true,
+  };
 
-  Claim separation;
-  separation.id = "thm1.depth-separation-LR";
-  separation.source = "Theorem 1 (depth separation), in readout L*R";
-  separation.statement = "Depth separates: below some eps*, every single-layer model needs more than the two-layer "
-                         "construction uses.";
-  separation.scope = "in readout L*R, for C1(1, 1) at every T of the sweep with a growing bound: the certified class "
-                     "bound exceeds the construction's L*R at every grid eps below eps*";
-  separation.evidence = {"depth-separation.certified"};
-  separation.certifiable = true;
-  if (T_max > 0) separation.plot = "class-bound-vs-construction-T" + std::to_string(T_max);
+  const Claim separation{
+      .id = "thm1.depth-separation-LR",
+      .source = "Theorem 1 (depth separation), in readout L*R",
+      .statement = "Depth separates: below some eps*, every single-layer model needs more than the two-layer "
+                   "construction uses.",
+      .scope = "in readout L*R, for C1(1, 1) at every T of the sweep with a growing bound: the certified class "
+               "bound exceeds the construction's L*R at every grid eps below eps*",
+      .evidence = {"depth-separation.certified"},
+      .certifiable = true,
+      .plot = T_max > 0 ? "class-bound-vs-construction-T" + std::to_string(T_max) : std::string(),
+  };
 
-  Claim params;
-  params.id = "thm1.single-layer-lower-params";
-  params.source = "Theorem 1 (lower half), in parameters";
-  params.statement = "A single-layer transformer needs Omega(eps^-k(T)) parameters.";
-  params.undecided = "the toolkit certifies readout L*R, not parameter counts: the step from L*R to parameters needs "
-                     "weight bounds (docs/lower-bounds.md §6) and is not computed here";
+  const Claim params{
+      .id = "thm1.single-layer-lower-params",
+      .source = "Theorem 1 (lower half), in parameters",
+      .statement = "A single-layer transformer needs Omega(eps^-k(T)) parameters.",
+      .undecided = "the toolkit certifies readout L*R, not parameter counts: the step from L*R to parameters needs "
+                   "weight bounds (docs/lower-bounds.md §6) and is not computed here",
+  };
   return {upper, lower, exponent, separation, params};
 }
 

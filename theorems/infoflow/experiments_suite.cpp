@@ -485,24 +485,26 @@ void report_triangle_centre(const ExperimentsConfig& c, const Results& res, Suit
 const CheckClass control_of_pattern{CheckRole::Control};
 
 std::vector<Claim> experiment_claims(const ExperimentsConfig& c) {
-  Claim id;
-  id.id = "experiments.intrinsic-dimension-table";
-  id.source = "The paper's intrinsic-dimension experiment (its NMSE table)";
-  id.statement = "For F = sum_{i<=D} max_{s,t} x(s)^T A_i x(t), the two-layer model with (h1,h2) = (D,D) heads has "
-                 "the lowest validation NMSE; (D-1,D) and (D,D-1) are worse (paper: (D,D) 5.9e-5 .. 2.0e-3).";
-  id.scope = "models trained here at T = " + std::to_string(c.id_T) + " (the paper: 64), held-out NMSE on every seed, "
-             "decided against a control target with D-1 families; a trained model bounds the achievable error from "
-             "above only, so what this could refute is the ordering at this budget, not the claim";
-  id.evidence = {"experiments.intrinsic-dimension.D*"};
-  Claim tri;
-  tri.id = "experiments.triangle-centre-table";
-  tri.source = "The paper's triangle-centre experiment (its NMSE table)";
-  tri.statement = "For the triangle centre min_{t1,t2,t3} |x(t1)+x(t2)+x(t3)| the validation NMSE rises to the constant "
-                  "predictor's as T grows, for every architecture (paper: 0.07-0.09 at T = 8, 0.985 at T = 64).";
-  tri.scope = "models trained here at T = " + std::to_string(c.triangle_T.front()) + ".." +
-              std::to_string(c.triangle_T.back()) + ", decided against the bounded pair target trained alike: the "
-              "order-3 target must be harder than it at the largest T, not merely near 1";
-  tri.evidence = {"experiments.triangle-centre.*"};
+  const Claim id{
+      .id = "experiments.intrinsic-dimension-table",
+      .source = "The paper's intrinsic-dimension experiment (its NMSE table)",
+      .statement = "For F = sum_{i<=D} max_{s,t} x(s)^T A_i x(t), the two-layer model with (h1,h2) = (D,D) heads has "
+                   "the lowest validation NMSE; (D-1,D) and (D,D-1) are worse (paper: (D,D) 5.9e-5 .. 2.0e-3).",
+      .scope = "models trained here at T = " + std::to_string(c.id_T) + " (the paper: 64), held-out NMSE on every seed, "
+               "decided against a control target with D-1 families; a trained model bounds the achievable error from "
+               "above only, so what this could refute is the ordering at this budget, not the claim",
+      .evidence = {"experiments.intrinsic-dimension.D*"},
+  };
+  const Claim tri{
+      .id = "experiments.triangle-centre-table",
+      .source = "The paper's triangle-centre experiment (its NMSE table)",
+      .statement = "For the triangle centre min_{t1,t2,t3} |x(t1)+x(t2)+x(t3)| the validation NMSE rises to the constant "
+                   "predictor's as T grows, for every architecture (paper: 0.07-0.09 at T = 8, 0.985 at T = 64).",
+      .scope = "models trained here at T = " + std::to_string(c.triangle_T.front()) + ".." +
+               std::to_string(c.triangle_T.back()) + ", decided against the bounded pair target trained alike: the "
+               "order-3 target must be harder than it at the largest T, not merely near 1",
+      .evidence = {"experiments.triangle-centre.*"},
+  };
   return {id, tri};
 }
 

@@ -148,35 +148,39 @@ void check_single_layer_head_rule(SuiteResult& r) {
 // the framework says); whether a prediction holds for transformers is decided elsewhere: by Theorem 1's certified
 // claims and by the trained experiments, named here as evidence in those suites.
 std::vector<Claim> framework_claims() {
-  Claim i;
-  i.id = "framework.i-depth";
-  i.source = "Framework prediction (i)";
-  i.statement = "For min_{s,t} x(s).x(t): one layer's cost exponent grows with T; two layers with one head each have a "
-                "bounded cost.";
-  i.scope = "as Theorem 1's claims decide it: in readout L*R, certified for the class C1 (thm1-depth-separation)";
-  i.evidence = {"thm1-depth-separation/depth-separation.certified", "thm1-depth-separation/construction.certified-within-eps"};
-  i.certifiable = true;
-  Claim ii;
-  ii.id = "framework.ii-heads-reach-D";
-  ii.source = "Framework prediction (ii)";
-  ii.statement = "F = sum_{i<=D} max_{s,t} x(s)^T A_i x(t) needs h1 >= D and h2 >= D heads.";
-  ii.scope = "as the trained intrinsic-dimension experiment decides it (paper-experiments): (D,D) beats (D-1,D) and "
-             "(D,D-1), separated from a control target with D-1 families";
-  ii.evidence = {"paper-experiments/experiments.intrinsic-dimension.D*"};
-  Claim iii;
-  iii.id = "framework.iii-triangle-unbounded";
-  iii.source = "Framework prediction (iii)";
-  iii.statement = "The triangle centre min_{t1,t2,t3} |x(t1)+x(t2)+x(t3)| (an order-3 comparison) has no bounded-cost "
-                  "plan for any fixed architecture as T grows.";
-  iii.scope = "as the trained triangle-centre experiment decides it (paper-experiments): the order-3 target's NMSE "
-              "approaches the constant predictor's where a bounded pair target, trained alike, does not";
-  iii.evidence = {"paper-experiments/experiments.triangle-centre.*"};
-  Claim iv;
-  iv.id = "framework.iv-specific-position";
-  iv.source = "Framework prediction (iv)";
-  iv.statement = "x(1) + x(2) + x(3) is one specific-position aggregation step (with positional encoding).";
-  iv.undecided = "nothing here trains or certifies a specific-position model; the planner's answer "
-                 "(prediction.specific-positions) is a self-check of the planner, not evidence about transformers";
+  const Claim i{
+      .id = "framework.i-depth",
+      .source = "Framework prediction (i)",
+      .statement = "For min_{s,t} x(s).x(t): one layer's cost exponent grows with T; two layers with one head each have a "
+                   "bounded cost.",
+      .scope = "as Theorem 1's claims decide it: in readout L*R, certified for the class C1 (thm1-depth-separation)",
+      .evidence = {"thm1-depth-separation/depth-separation.certified", "thm1-depth-separation/construction.certified-within-eps"},
+      .certifiable = true,
+  };
+  const Claim ii{
+      .id = "framework.ii-heads-reach-D",
+      .source = "Framework prediction (ii)",
+      .statement = "F = sum_{i<=D} max_{s,t} x(s)^T A_i x(t) needs h1 >= D and h2 >= D heads.",
+      .scope = "as the trained intrinsic-dimension experiment decides it (paper-experiments): (D,D) beats (D-1,D) and "
+               "(D,D-1), separated from a control target with D-1 families",
+      .evidence = {"paper-experiments/experiments.intrinsic-dimension.D*"},
+  };
+  const Claim iii{
+      .id = "framework.iii-triangle-unbounded",
+      .source = "Framework prediction (iii)",
+      .statement = "The triangle centre min_{t1,t2,t3} |x(t1)+x(t2)+x(t3)| (an order-3 comparison) has no bounded-cost "
+                   "plan for any fixed architecture as T grows.",
+      .scope = "as the trained triangle-centre experiment decides it (paper-experiments): the order-3 target's NMSE "
+               "approaches the constant predictor's where a bounded pair target, trained alike, does not",
+      .evidence = {"paper-experiments/experiments.triangle-centre.*"},
+  };
+  const Claim iv{
+      .id = "framework.iv-specific-position",
+      .source = "Framework prediction (iv)",
+      .statement = "x(1) + x(2) + x(3) is one specific-position aggregation step (with positional encoding).",
+      .undecided = "nothing here trains or certifies a specific-position model; the planner's answer "
+                   "(prediction.specific-positions) is a self-check of the planner, not evidence about transformers",
+  };
   return {i, ii, iii, iv};
 }
 

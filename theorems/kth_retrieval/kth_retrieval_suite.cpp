@@ -49,33 +49,36 @@ void classify_kth_retrieval(SuiteResult& r) {
 }
 
 std::vector<Claim> kth_retrieval_claims() {
-  Claim k1;
-  k1.id = "thm2.k1-cheap";
-  k1.source = "Theorem 2 (k = 1)";
-  k1.statement = "Softmax attention retrieves the max-score token cheaply (and, by the instance's symmetry, the min).";
-  k1.scope = "one head with zero FFN parameters: its sup error over [0,1]^T certified <= eps from its exported weights, "
-             "by temperature alone, at every (T, eps) of the sweep";
-  k1.evidence = {"k1.certified-within-eps", "k1.sampled-below-certified", "certify.agrees-with-lemmas"};
-  k1.certifiable = true;
+  const Claim k1{
+      .id = "thm2.k1-cheap",
+      .source = "Theorem 2 (k = 1)",
+      .statement = "Softmax attention retrieves the max-score token cheaply (and, by the instance's symmetry, the min).",
+      .scope = "one head with zero FFN parameters: its sup error over [0,1]^T certified <= eps from its exported weights, "
+               "by temperature alone, at every (T, eps) of the sweep",
+      .evidence = {"k1.certified-within-eps", "k1.sampled-below-certified", "certify.agrees-with-lemmas"},
+      .certifiable = true,
+  };
 
-  Claim kth;
-  kth.id = "thm2.kth-costly";
-  kth.source = "Theorem 2 (2 <= k <= T-1)";
-  kth.statement = "Retrieving the k-th largest token, 2 <= k <= T-1, is costly.";
-  kth.scope = "one head with a non-decreasing score misses F_k on the L3 family by a certified margin at every "
-              "temperature (arb); for the whole class C1 the order-statistic completion family gives a certified "
-              "L*R >= c eps^(1 - min(k, T-k+1)/(n+1)) (docs/lower-bounds.md)";
-  kth.evidence = {"L3.bounded-away-from-zero", "L3.piecewise-scores-respect-bound",
-                  "class-bound.order-statistic-family-sampled", "class-bound.fitted-models-respect"};
-  kth.certifiable = true;
+  const Claim kth{
+      .id = "thm2.kth-costly",
+      .source = "Theorem 2 (2 <= k <= T-1)",
+      .statement = "Retrieving the k-th largest token, 2 <= k <= T-1, is costly.",
+      .scope = "one head with a non-decreasing score misses F_k on the L3 family by a certified margin at every "
+               "temperature (arb); for the whole class C1 the order-statistic completion family gives a certified "
+               "L*R >= c eps^(1 - min(k, T-k+1)/(n+1)) (docs/lower-bounds.md)",
+      .evidence = {"L3.bounded-away-from-zero", "L3.piecewise-scores-respect-bound",
+                   "class-bound.order-statistic-family-sampled", "class-bound.fitted-models-respect"},
+      .certifiable = true,
+  };
 
-  Claim exponent;
-  exponent.id = "thm2.stated-exponent";
-  exponent.source = "Theorem 2 (the stated exponent, unverified summary)";
-  exponent.statement = "Retrieving the k-th largest needs Omega(eps^-(T-k-1)/(n+1)) parameters.";
-  exponent.undecided = "the exponent is not symmetric under k <-> T-k+1, an exact symmetry of the instance (x -> 1-x), "
-                       "and nothing here bounds the cost of 2 <= k <= T-1 from above, so it is neither confirmed nor "
-                       "refuted; what is certified instead (in L*R) is min(k, T-k+1)/(n+1) - 1";
+  const Claim exponent{
+      .id = "thm2.stated-exponent",
+      .source = "Theorem 2 (the stated exponent, unverified summary)",
+      .statement = "Retrieving the k-th largest needs Omega(eps^-(T-k-1)/(n+1)) parameters.",
+      .undecided = "the exponent is not symmetric under k <-> T-k+1, an exact symmetry of the instance (x -> 1-x), "
+                   "and nothing here bounds the cost of 2 <= k <= T-1 from above, so it is neither confirmed nor "
+                   "refuted; what is certified instead (in L*R) is min(k, T-k+1)/(n+1) - 1",
+  };
   return {k1, kth, exponent};
 }
 
