@@ -41,8 +41,9 @@ std::string mutation_markdown(const json& r) {
       o << "- `" << c.at("check").get<std::string>() << "`: " << c.at("verdict").get<std::string>() << "\n";
   }
   if (!r.at("one_sided").empty()) {
-    o << "\nOne-sided evidence (pass or inconclusive by design, never fail: fits bound the optimal cost from above "
-         "only), not counted among the checks that must be able to fail:\n";
+    o << "\nDiagnostics and one-sided evidence (never in a verdict: a per-model witness, or a fit that can pass or be "
+         "inconclusive but never fail, since fits bound the optimal cost from above only), not counted among the checks "
+         "that must be able to fail:\n";
     for (const auto& c : r.at("one_sided")) o << "- `" << c.get<std::string>() << "`\n";
   }
   return o.str();

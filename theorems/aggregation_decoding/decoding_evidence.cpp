@@ -78,6 +78,7 @@ void run_packing_bound(const DecodingConfig& cfg, const SuiteContext& ctx, Suite
   for (const auto& sh : cfg.packing_shapes) {
     Series s = Series::make("packing-width-" + shape_text(sh), "Packing bound, " + shape_text(sh) + ": certified decoder width against 1/eps",
                             "1/eps", "width lower bound eps/(delta_N sqrt E)");
+    s.points_label = "certified width lower bound (arb)";
     for (double eps : cfg.packing_eps) {
       const PackingBound b = packing_bound(sh.T0, sh.d, sh.E, eps);
       s.x.push_back(1.0 / eps);

@@ -211,15 +211,21 @@ Series error_vs_M_series(const SingleLayerStudy& study, const StudyConfigKey& c,
 Series kappa_vs_T_series(const std::string& id, const std::string& title, const std::vector<std::pair<double, LineFit>>& per_T,
                          bool banded, std::uint64_t seed, const std::string& x_label) {
   Series kappa = Series::make(id, title, x_label, "kappa (M ~ eps^-kappa)", false);
-  json rows = json::array();
   bool all_bounded = true;
+  std::string per_point, undefined;
   for (const auto& [T, fit] : per_T) {
     const Interval k = kappa_interval(fit);
-    rows.push_back({{x_label, T}, {"kappa", -1.0 / fit.slope}, {"interval", {k.lo, k.hi}}});
     all_bounded &= k.bounded();
+    const std::string at = x_label + " = " + format_number(T, 6);
     if (fit.slope < 0) {
       kappa.x.push_back(T);
       kappa.y.push_back(-1.0 / fit.slope);
+      kappa.y_interval.push_back(k);  // drawn as error bars (an unbounded end runs to the edge of the plot)
+      per_point += (per_point.empty() ? "" : "; ") + at + ": " + format_number(-1.0 / fit.slope, 4) + " [" +
+                   format_number(k.lo, 4) + ", " + format_number(k.hi, 4) + "]";
+    } else {
+      // The error did not fall with M at this point: kappa is undefined there, and the point is not drawn.
+      undefined += (undefined.empty() ? "" : ", ") + at + " (slope " + format_number(fit.slope, 3) + ")";
     }
   }
   if (kappa.x.size() >= 3) kappa.fit = fit_line(kappa.x, kappa.y, FitOptions{seed});
@@ -234,7 +240,8 @@ Series kappa_vs_T_series(const std::string& id, const std::string& title, const 
   }
   kappa.note = std::string(all_bounded ? "" : "Some kappa(T) intervals are unbounded (the error did not demonstrably fall "
                                               "with M), so no verdict is drawn from the line through them. ") +
-               "Per-T kappa with intervals: " + rows.dump();
+               "kappa with its interval: " + (per_point.empty() ? "none" : per_point) + "." +
+               (undefined.empty() ? "" : " Not drawn, kappa undefined (the error did not fall with M): " + undefined + ".");
   return kappa;
 }
 

@@ -225,6 +225,8 @@ void run_class_fits(const DepthSeparationConfig& cfg, const SuiteContext& ctx, S
                             "M_total", "sup |model - F|");
     s.overlay = Series::Overlay{"certified lower curve (class bound, weights in [-1,1])", {}, {}};
     const bool certified = T * cfg.d <= c.certify_max_dims;
+    s.points_label = certified ? "best [-1,1] fit: certified sup error (branch-and-bound)"
+                               : "best [-1,1] fit: largest attained error (sampled, not a bound)";
     s.note = std::string(certified ? "Upper envelope: certified (branch-and-bound over [0,1]^(T d), arb), the running "
                                      "minimum over widths (a narrower [-1,1] model embeds in a wider one). "
                                    : "Envelope of ATTAINED errors only (T d > " + std::to_string(c.certify_max_dims) +

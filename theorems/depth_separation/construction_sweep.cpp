@@ -91,7 +91,7 @@ Check construction_certified_check(const std::vector<ConstructionPoint>& points,
                          "over [0,1]^{T*d} (L5 pieces in arb + S(T,beta1) + S(T,beta2)) is <= eps",
                          rows, {{"relation", "certified <= eps"}}},
                         bounds);
-  c.figure = "certified error / eps <= " + format_bound(worst_ratio, 4, true) + " at all " + std::to_string(points.size()) +
+  c.figure = "certified error / eps <= " + format_bound(worst_ratio, 6, true) + " at all " + std::to_string(points.size()) +
              " (T, eps), T <= " + std::to_string(T_max) + ", eps >= " + format_number(eps_min, 3);
   return c;
 }

@@ -47,6 +47,7 @@ SingleLayerStudy run_single_layer_evidence(const DepthSeparationConfig& cfg, con
     Series wit = Series::make("witness-width-bound-n" + std::to_string(n),
                               "Certified L4 lower bound on the readout width (weights in [-1,1]), n = " + std::to_string(n),
                               "T", "width lower bound");
+    wit.points_label = "certified L4 width bound (arb), for the fitted encoder and attention only";
     for (int T : cfg.fit_T) {
       const StudyConfigKey c{"min-dot", T, n};
       Series e = error_vs_M_series(study, c, "single-layer-err-vs-M-T" + std::to_string(T) + "-n" + std::to_string(n),

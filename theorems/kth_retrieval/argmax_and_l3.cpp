@@ -125,7 +125,7 @@ void run_argmax_sweep(const KthRetrievalConfig& cfg, const SuiteContext& ctx, Su
   Check k1_certified = with_bounds({"k1.certified-within-eps", Grade::Certified, cert_ok ? Verdict::Pass : Verdict::Fail,
                   "k = 1: for every (T, eps), hypotheses hold on the weights and 0 <= F_1 - y <= S(T, beta) <= eps "
                   "over [0,1]^T, by temperature alone", rows, {{"relation", "certified <= eps"}}}, bounds);
-  k1_certified.figure = "certified error / eps <= " + format_bound(worst_ratio, 4, true) + " at all " +
+  k1_certified.figure = "certified error / eps <= " + format_bound(worst_ratio, 6, true) + " at all " +
                         std::to_string(vals.size()) + " (T, eps), with 0 FFN parameters";
   r.checks.push_back(k1_certified);
   r.checks.push_back({"k1.sampled-below-certified", Grade::Sampled, sampled_ok ? Verdict::Pass : Verdict::Fail,
