@@ -186,6 +186,16 @@ void settle_all_claims(std::vector<SuiteResult>& results) {
   for (auto& r : results) settle_claims(r, &results);
 }
 
+void settle_loaded_claims(std::vector<SuiteResult>& results, const std::string& argument) {
+  for (auto& r : results) {
+    try {
+      settle_claims(r, &results);
+    } catch (const ContractError& e) {
+      throw InputError(argument, "suite '" + r.suite + "': its claims cannot be settled (" + e.what() + ")");
+    }
+  }
+}
+
 std::vector<LedgerRow> claims_ledger(const std::vector<SuiteResult>& results, const std::vector<SuiteResult>* baseline) {
   std::map<std::string, std::string> before;
   if (baseline)

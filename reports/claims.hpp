@@ -3,7 +3,7 @@
 // verdicts of its evidence, never written by hand.
 //
 //   no evidence                                   open      (the claim says why nothing here decides it)
-//   an evidence check whose control passes        undecided (the check cannot tell the effect from its control)
+//   an evidence check that passes, its control too undecided (the check cannot tell the effect from its control)
 //   a certified, exact or sampled check fails     refuted   (a counterexample, or a defect the check exposes)
 //   a fitted check fails                          open      (not reproduced: training bounds cost from above only,
 //                                                            so a fit never refutes a claim about what can be done)
@@ -25,6 +25,10 @@ void settle_claims(SuiteResult& r, const std::vector<SuiteResult>* all = nullptr
 
 /// settle_claims on every result, each with all of them available for evidence in other suites.
 void settle_all_claims(std::vector<SuiteResult>& results);
+/// settle_all_claims on results read from files (`report`, `regress`, `--baseline`): what would be a programming error
+/// in a run (a claim on a self-check, evidence without a route) is the file's fault there, an InputError naming
+/// `argument` and the suite.
+void settle_loaded_claims(std::vector<SuiteResult>& results, const std::string& argument);
 
 /// A check's one readable figure: its `figure`, else the first number of what it measured (6 significant digits).
 std::string check_figure(const Check& c);

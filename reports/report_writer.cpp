@@ -47,6 +47,22 @@ std::string base64(const std::string& in) {
 
 std::string num(double v, int digits = 4) { return format_number(v, digits); }
 std::string html(const std::string& s) { return xml_escape(s); }
+// Text from a result as Markdown that stays text: no raw HTML, no table cell broken by '|' or a newline, no
+// emphasis or code span opened by it.
+std::string md(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '|': case '\\': case '`': case '*': case '_': case '[': case ']': out += std::string("\\") + c; break;
+      case '\n': case '\r': out += ' '; break;
+      default: out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+    }
+  }
+  return out;
+}
 std::string interval_text(const Interval& i) { return "[" + num(i.lo) + ", " + num(i.hi) + "]"; }
 
 // A JSON value as short readable text: numbers with at most 6 significant digits, strings bare, objects as
@@ -275,8 +291,8 @@ class ReportPage {
                                   : row.baseline_status.empty() ? "new"
                                   : row.baseline_status == claim_status_name(c.status) ? "same"
                                                                                       : row.baseline_status + " → " + claim_status_name(c.status);
-      md_ << "| **" << claim_status_name(c.status) << "** | " << c.source << ": " << c.statement << " | "
-          << (c.figure.empty() ? "-" : c.figure) << " | " << changed << " |\n";
+      md_ << "| **" << claim_status_name(c.status) << "** | " << md(c.source + ": " + c.statement) << " | "
+          << md(c.figure.empty() ? "-" : c.figure) << " | " << md(changed) << " |\n";
       html_ << "<tr class=\"claim\"><td><span class=\"badge " << status_class(c.status) << "\">"
             << claim_status_name(c.status) << "</span></td><td><a href=\"#" << anchor(row.suite, "claim-" + c.id) << "\"><b>"
             << html(c.source) << "</b></a><div class=\"stmt\">" << html(c.statement) << "</div></td><td>"
@@ -299,7 +315,7 @@ class ReportPage {
       if (!s) return;
       const SeriesPlot plot = plot_series_svg(*s);
       if (!plot.svg) return;
-      md_ << "\n![" << s->title << "](plots/" << plot_file_name(*owner, *s) << ")\n";
+      md_ << "\n![" << md(s->title) << "](plots/" << plot_file_name(*owner, *s) << ")\n";
       html_ << "<figure><img alt=\"" << html(s->title) << "\" src=\"data:image/svg+xml;base64," << base64(*plot.svg)
             << "\"><figcaption class=\"small\">The headline: " << html(row.claim.figure) << ". Certified class lower bound "
             << "(arb, every single-layer model of C1(1, 1)) against the two-layer construction's L*R.</figcaption></figure>\n";
@@ -315,7 +331,7 @@ class ReportPage {
     for (const auto& r : results_) {
       const Counts c = count_checks(r);
       const std::string v = verdict_name(r.overall());
-      md_ << "| " << r.title << " (`" << r.suite << "`) | **" << v << "** | " << claims_summary(r) << " | " << c.pass << " / "
+      md_ << "| " << md(r.title + " (" + r.suite + ")") << " | **" << v << "** | " << claims_summary(r) << " | " << c.pass << " / "
           << c.fail << " / " << c.inconclusive << " | " << c.self_pass << " / " << c.self_fail << " |\n";
       html_ << "<tr class=\"suite\"><td><a href=\"#" << anchor(r.suite) << "\">" << html(r.title) << "</a></td><td class=\"" << v
             << "\">" << v << "</td><td>" << html(claims_summary(r)) << "</td><td>" << c.pass << " / " << c.fail << " / "
@@ -327,10 +343,10 @@ class ReportPage {
 
   void suite(const SuiteResult& r) {
     const std::string v = verdict_name(r.overall());
-    md_ << "\n## " << r.title << " (`" << r.suite << "`)\n\nOverall: **" << v << "**: " << verdict_words(r) << ".\n\n";
-    md_ << "Profile `" << r.profile << "`, seed " << r.seed << ", build `" << r.build_commit << "`, elapsed "
-        << num(r.elapsed_seconds, 3) << " s. Reproduce: `" << r.command << "`\n\n";
-    if (!r.statement.empty()) md_ << r.statement << "\n";
+    md_ << "\n## " << md(r.title + " (" + r.suite + ")") << "\n\nOverall: **" << v << "**: " << verdict_words(r) << ".\n\n";
+    md_ << "Profile " << md(r.profile) << ", seed " << r.seed << ", build " << md(r.build_commit) << ", elapsed "
+        << num(r.elapsed_seconds, 3) << " s. Reproduce: " << md(r.command) << "\n\n";
+    if (!r.statement.empty()) md_ << md(r.statement) << "\n";
     html_ << "<section id=\"" << anchor(r.suite) << "\"><h2>" << html(r.title) << "</h2>\n<p>Overall: <span class=\"" << v
           << "\">" << v << "</span>: " << html(verdict_words(r)) << ". <span class=\"small\">Profile " << html(r.profile)
           << ", seed " << r.seed << ", build " << html(r.build_commit) << ", " << num(r.elapsed_seconds, 3)
@@ -362,8 +378,8 @@ class ReportPage {
              "<th>figure</th><th>why</th></tr>\n";
     for (const auto& c : r.claims) {
       const std::string scope = c.evidence.empty() ? c.undecided : c.scope;
-      md_ << "| **" << claim_status_name(c.status) << "** | " << c.source << ": " << c.statement << " | " << scope << " | "
-          << (c.figure.empty() ? "-" : c.figure) << " | " << c.reason << " |\n";
+      md_ << "| **" << claim_status_name(c.status) << "** | " << md(c.source + ": " + c.statement) << " | " << md(scope) << " | "
+          << md(c.figure.empty() ? "-" : c.figure) << " | " << md(c.reason) << " |\n";
       html_ << "<tr id=\"" << anchor(r.suite, "claim-" + c.id) << "\"><td><span class=\"badge " << status_class(c.status)
             << "\">" << claim_status_name(c.status) << "</span></td><td><b>" << html(c.source) << "</b><div class=\"stmt\">"
             << html(c.statement) << "</div></td><td class=\"stmt\">" << html(scope) << "</td><td>"
@@ -394,8 +410,8 @@ class ReportPage {
     for (const Check* k : list) {
       const std::string last = role == CheckRole::Evidence ? k->route : k->statement;
       const std::string v = verdict_name(k->verdict);
-      md_ << "| `" << k->id << "` | " << grade_name(k->grade) << " | " << v << " | " << check_figure(*k) << " | "
-          << readable(k->bound) << " | " << last << " |\n";
+      md_ << "| " << md(k->id) << " | " << grade_name(k->grade) << " | " << v << " | " << md(check_figure(*k)) << " | "
+          << md(readable(k->bound)) << " | " << md(last) << " |\n";
       html_ << "<tr id=\"" << anchor(r.suite, k->id) << "\"><td><code>" << html(k->id) << "</code>"
             << (role == CheckRole::Control ? "<div class=\"small\">control of " + html(k->control_of) + "</div>" : "")
             << "</td><td>" << grade_name(k->grade) << "</td><td class=\"" << v << "\">" << v << "</td><td>"
@@ -407,8 +423,8 @@ class ReportPage {
     }
     for (const Series* s : banded) {
       const std::string v = verdict_name(s->verdict);
-      md_ << "| `series:" << s->id << "` | fitted | " << v << " | " << series_figure(*s) << " | band "
-          << interval_text(*s->band) << " | " << s->title << " |\n";
+      md_ << "| " << md("series:" + s->id) << " | fitted | " << v << " | " << md(series_figure(*s)) << " | band "
+          << interval_text(*s->band) << " | " << md(s->title) << " |\n";
       html_ << "<tr><td><code>series:" << html(s->id) << "</code></td><td>fitted</td><td class=\"" << v << "\">" << v
             << "</td><td>" << html(series_figure(*s)) << "</td><td>band " << html(interval_text(*s->band)) << "</td><td class=\"stmt\">"
             << html(s->title) << "</td></tr>\n";
@@ -423,7 +439,7 @@ class ReportPage {
     html_ << "<details><summary>Construction facts (" << r.facts.size() << ", true by construction; not evidence)</summary>"
              "<table><tr><th>fact</th><th>statement</th><th>exact check</th><th>holds</th></tr>\n";
     for (const auto& f : r.facts) {
-      md_ << "| `" << f.id << "` | " << f.statement << " | " << readable(f.measured) << " | " << (f.holds ? "yes" : "**NO**")
+      md_ << "| " << md(f.id) << " | " << md(f.statement) << " | " << md(readable(f.measured)) << " | " << (f.holds ? "yes" : "**NO**")
           << " |\n";
       html_ << "<tr><td><code>" << html(f.id) << "</code></td><td class=\"stmt\">" << html(f.statement) << "</td><td class=\"stmt\">"
             << html(readable(f.measured)) << "</td><td class=\"" << (f.holds ? "pass" : "fail") << "\">" << (f.holds ? "yes" : "NO")
@@ -433,10 +449,10 @@ class ReportPage {
   }
 
   void table(const Table& t) {
-    md_ << "\n### " << t.title << "\n\n|";
+    md_ << "\n### " << md(t.title) << "\n\n|";
     html_ << "<details><summary>" << html(t.title) << "</summary><table><tr>";
     for (const auto& c : t.columns) {
-      md_ << " " << c << " |";
+      md_ << " " << md(c) << " |";
       html_ << "<th>" << html(c) << "</th>";
     }
     md_ << "\n|";
@@ -447,7 +463,7 @@ class ReportPage {
       md_ << "|";
       html_ << "<tr>";
       for (const auto& cell : row) {
-        md_ << " " << cell << " |";
+        md_ << " " << md(cell) << " |";
         html_ << "<td>" << html(cell) << "</td>";
       }
       md_ << "\n";
@@ -469,11 +485,11 @@ class ReportPage {
       std::string text = series_fit_text(s);
       if (s.exponent) text += "; " + s.exponent->source + " exponent " + num(s.exponent->value);
       if (s.band) text += "; pass band " + interval_text(*s.band) + ": " + verdict_name(s.verdict) + " (" + role_name(s.role) + ")";
-      md_ << "\n### " << s.title << "\n\n" << text << ".\n";
+      md_ << "\n### " << md(s.title) << "\n\n" << md(text) << ".\n";
       html_ << "<details" << (named ? " open" : "") << "><summary>Plot: " << html(s.title) << "</summary><p class=\"small\">"
             << html(text) << ".</p>\n";
       if (!s.note.empty()) {
-        md_ << "\n" << s.note << "\n";
+        md_ << "\n" << md(s.note) << "\n";
         html_ << "<p class=\"small\">" << html(s.note) << "</p>\n";
       }
       const SeriesPlot plot = plot_series_svg(s);
@@ -482,21 +498,21 @@ class ReportPage {
         const std::string path = (fs::path(out_dir_) / "plots" / name).string();
         write_text_file_atomic(path, *plot.svg);
         files_.plots.push_back(path);
-        md_ << "\n![" << s.title << "](plots/" << name << ")\n";
+        md_ << "\n![" << md(s.title) << "](plots/" << name << ")\n";
         // A data URI keeps the page self-contained and each SVG's element ids isolated from the others'.
         html_ << "<figure><img alt=\"" << html(s.title) << "\" src=\"data:image/svg+xml;base64," << base64(*plot.svg)
               << "\"></figure>\n";
       } else {
         const std::string w = "plot '" + name + "' skipped: " + plot.why;
         files_.warnings.push_back(w);
-        md_ << "\n(" << w << ")\n";
+        md_ << "\n(" << md(w) << ")\n";
         html_ << "<p><em>" << html(w) << "</em></p>\n";
       }
       if (!plot.dropped.empty()) {
         md_ << "\nNot drawn:\n";
         html_ << "<p class=\"small\">Not drawn: ";
         for (std::size_t i = 0; i < plot.dropped.size(); ++i) {
-          md_ << "- " << plot.dropped[i] << "\n";
+          md_ << "- " << md(plot.dropped[i]) << "\n";
           html_ << (i ? "; " : "") << html(plot.dropped[i]);
         }
         html_ << ".</p>\n";
@@ -516,7 +532,7 @@ class ReportPage {
     md_ << "\nNotes:\n";
     html_ << "<details><summary>Notes (" << r.notes.size() << ")</summary><ul>\n";
     for (const auto& n : r.notes) {
-      md_ << "- " << n << "\n";
+      md_ << "- " << md(n) << "\n";
       html_ << "<li>" << html(n) << "</li>\n";
     }
     html_ << "</ul></details>\n";
@@ -648,7 +664,7 @@ ReportFiles write_report(std::vector<SuiteResult> results, const std::string& ou
                          const std::vector<SuiteResult>* baseline) {
   settle_all_claims(results);
   ReportFiles files;
-  fs::create_directories(fs::path(out_dir) / "plots");
+  ensure_directory((fs::path(out_dir) / "plots").string(), "--out");
   ReportPage page(results, baseline, out_dir, files);
   page.write();
 

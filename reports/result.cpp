@@ -282,7 +282,8 @@ SuiteResult suite_result_from_json(const json& j) {
         t.marker = std::make_pair(s["marker"].at("x").get<double>(), s["marker"].value("label", ""));
       r.series.push_back(t);
     }
-    for (const auto& c : j.value("claims", json::array())) {
+    // A result/1 file has no claims; any it carries were not settled by a run of this code, so none is read.
+    for (const auto& c : r.legacy ? json::array() : j.value("claims", json::array())) {
       Claim k;
       k.id = c.at("id").get<std::string>();
       k.source = c.value("source", "");

@@ -20,7 +20,15 @@ std::string format_number(double v, int digits) {
 std::string xml_escape(const std::string& s) {
   std::string r;
   r.reserve(s.size());
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    // U+FFFE and U+FFFF (UTF-8 EF BF BE, EF BF BF) are not characters in XML 1.0 either.
+    if (static_cast<unsigned char>(c) == 0xEF && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+        (static_cast<unsigned char>(s[i + 2]) == 0xBE || static_cast<unsigned char>(s[i + 2]) == 0xBF)) {
+      r += "\uFFFD";
+      i += 2;
+      continue;
+    }
     switch (c) {
       case '&': r += "&amp;"; break;
       case '<': r += "&lt;"; break;

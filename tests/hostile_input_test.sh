@@ -179,6 +179,14 @@ mkdir -p linked-lock && ln -s "$PWD/lock-target" linked-lock/.infoflow-lock
 expect "dangling lock link refused" 2 "--out: .*.infoflow-lock' is a symbolic link" -- "$cli" all --only lemmas --out linked-lock
 if [[ "$(cat victim.txt)" == "precious" && ! -e lock-target ]]; then passes=$((passes+1)); else echo "FAIL a planted link was written through"; fails=$((fails+1)); fi
 
+mkdir -p linked-dir/elsewhere linked-out && ln -s "$PWD/linked-dir/elsewhere" linked-out/lemmas
+expect "linked suite folder refused" 2 "--out: .*linked-out/lemmas' is a symbolic link inside the output folder" -- \
+  "$cli" all --only lemmas --out linked-out
+if [[ -z "$(ls -A linked-dir/elsewhere)" ]]; then passes=$((passes+1)); else echo "FAIL files written through a linked folder"; fails=$((fails+1)); fi
+mkdir -p plots-file && touch plots-file/plots
+expect "plots is a file" 2 "--out: cannot create the folder '.*plots'" -- "$cli" report --results hr --out plots-file
+expect "an id and its alias in --only" 0 "report:" -- "$cli" all --only lemmas,lemmas --out twice
+
 # --- eval in double: an overflow is an error, never a laundered number (was 0.0603; MPFR and arb: 1e10 + 0.2) ---
 $py - "$weights" <<'PY'
 import json, sys

@@ -165,3 +165,36 @@ TEST_CASE("Results round-trip with their claims and roles", "[claims]") {
   CHECK(back.checks[0].route == "an independent route");
   CHECK_FALSE(back.legacy);
 }
+
+#include "theorems/suite.hpp"
+
+TEST_CASE("A suite that stopped fails, and the ledger of the others is still settled", "[claims]") {
+  // Its record used to carry an evidence check no claim named: settling every result then threw (exit 3, no report).
+  SuiteInfo info;
+  info.id = "stopped";
+  info.title = "a suite that threw";
+  SuiteContext ctx;
+  std::vector<SuiteResult> all{stopped_suite_result(info, ctx, "boom"),
+                               suite_with({evidence_check("a", Grade::Certified, Verdict::Pass)}, {claim_on("c", {"a"})})};
+  REQUIRE_NOTHROW(settle_all_claims(all));
+  CHECK(all[0].overall() == Verdict::Fail);
+  CHECK(all[1].claims[0].status == ClaimStatus::Certified);
+  // Read back from its file, the same.
+  std::vector<SuiteResult> again{suite_result_from_json(to_json(all[0]))};
+  REQUIRE_NOTHROW(settle_loaded_claims(again, "--results"));
+  CHECK(again[0].overall() == Verdict::Fail);
+}
+
+TEST_CASE("Claims that cannot be settled in a result file are the file's fault, not a crash", "[claims]") {
+  SuiteResult r = suite_with({evidence_check("a", Grade::Certified, Verdict::Pass)}, {claim_on("c", {"a"})});
+  r.checks[0].route.clear();  // evidence without a route, as a hand-edited file could hold
+  std::vector<SuiteResult> loaded{r};
+  CHECK_THROWS_AS(settle_loaded_claims(loaded, "--results"), InputError);
+  // A result/1 file's claims are not read: nothing it says is a settled status.
+  nlohmann::json j = to_json(suite_with({}, {claim_on("c", {})}));
+  j["schema"] = kLegacyResultSchema;
+  j["claims"][0]["status"] = "certified";
+  const SuiteResult legacy = suite_result_from_json(j);
+  CHECK(legacy.legacy);
+  CHECK(legacy.claims.empty());
+}

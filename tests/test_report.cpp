@@ -31,6 +31,7 @@ const std::vector<std::string> kHostileLabels = {
     std::string("control \x01\x02\x1b[31m\x7f characters"),
     "quote ' and \" both",
     "\xe2\x80\xae right-to-left and \xf0\x9f\x98\x80 emoji",
+    "non-characters \xef\xbf\xbe and \xef\xbf\xbf",
 };
 
 Series hostile_series(const std::string& label) {
@@ -81,6 +82,10 @@ TEST_CASE("A report of results with hostile strings is written and runs nothing"
   for (const auto& p : files.plots) CHECK(test::xml_problem(read_file(p)) == "");
   const std::string html = read_file(files.html);
   CHECK(html.find("<script>alert(1)") == std::string::npos);
+  // report.md: result text stays text there too (no raw HTML, no table broken by a '|').
+  const std::string md = read_file(files.markdown);
+  CHECK(md.find("<script") == std::string::npos);
+  CHECK(md.find("</text>") == std::string::npos);
   CHECK_FALSE(std::filesystem::exists("PWNED"));
   std::filesystem::remove_all(dir);
 }

@@ -1,6 +1,5 @@
 #include "numerics/sweep/sweep_runner.hpp"
 #include "numerics/util/errors.hpp"
-#include "numerics/util/record_seal.hpp"
 
 #include <catch2/catch.hpp>
 #include <unistd.h>
@@ -112,13 +111,9 @@ TEST_CASE("A stored value that does not read back as the record is recomputed, n
   std::filesystem::remove(path);
 }
 
-namespace {
-// A checkpoint line as the toolkit writes it: the record's seal under this user's key, a space, the record.
-std::string sealed(const std::string& record) { return RecordSeal::instance().seal(record) + " " + record + "\n"; }
-}  // namespace
-
 TEST_CASE("Checkpoint lines of the wrong shape are skipped, not fatal", "[sweep]") {
   const std::string path = fresh_path("shapes");
+  const auto sealed = [&](const std::string& record) { return sealed_checkpoint_line(path, record); };
   {
     std::ofstream f(path);
     f << sealed("{\"key\": 5, \"fingerprint\": \"v1\", \"value\": 1}")        // key not a string
@@ -158,6 +153,15 @@ TEST_CASE("A forged or edited checkpoint record is recomputed, never taken into 
   SweepCheckpoint cp(path, "v1");
   CHECK(cp.size() == 1);
   CHECK(cp.untrusted_lines() == 3);
+  // A line sealed for another checkpoint (the same fingerprint) does not verify here either.
+  {
+    const std::string other = fresh_path("forged-other");
+    std::ofstream f(other);
+    f << sealed_checkpoint_line(path, "{\"fingerprint\":\"v1\",\"key\":\"p0\",\"value\":{\"i\":0,\"sq\":0}}");
+    f.close();
+    CHECK(SweepCheckpoint(other, "v1").size() == 0);
+    std::filesystem::remove(other);
+  }
   std::vector<std::size_t> computed;
   const auto out = run_sweep<Square>("s", keys(4), [&](std::size_t i) {
     computed.push_back(i);

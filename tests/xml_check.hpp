@@ -31,6 +31,9 @@ inline std::string xml_problem(const std::string& xml) {
   while (i < xml.size()) {
     const unsigned char c = static_cast<unsigned char>(xml[i]);
     if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return "control character" + at(i);
+    if (c == 0xEF && i + 2 < xml.size() && static_cast<unsigned char>(xml[i + 1]) == 0xBF &&
+        (static_cast<unsigned char>(xml[i + 2]) & 0xFE) == 0xBE)
+      return "U+FFFE or U+FFFF, not characters in XML 1.0," + at(i);
     if (c == '&') {
       const std::size_t end = reference_end(i);
       if (end == std::string::npos) return "unescaped '&'" + at(i);

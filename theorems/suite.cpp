@@ -76,8 +76,22 @@ void classify_checks(SuiteResult& r, const std::vector<std::pair<std::string, Ch
     if (s.band) apply("series:" + s.id, s.role, s.route, nullptr, s.one_sided);
 }
 
+SuiteResult stopped_suite_result(const SuiteInfo& suite, const SuiteContext& ctx, const std::string& error) {
+  SuiteResult r;
+  r.suite = suite.id;
+  r.title = suite.title;
+  r.profile = profile_name(ctx.profile);
+  r.seed = ctx.seed;
+  r.build_commit = INFOFLOW_BUILD_COMMIT;
+  r.command = ctx.command;
+  r.checks.push_back(with_role({"suite.completed", Grade::Exact, Verdict::Fail, "the suite ran to completion",
+                                {{"error", error}}, {{"expected", "no error"}}},
+                               CheckRole::SelfCheck));
+  return r;
+}
+
 SuiteResult run_suite(const SuiteInfo& suite, const SuiteContext& ctx) {
-  std::filesystem::create_directories(ctx.out_dir);
+  ensure_directory(ctx.out_dir, "--out");
   const auto t0 = std::chrono::steady_clock::now();
   SuiteResult r = suite.run(ctx);
   // The claims settled from this suite's own evidence (evidence in other suites is settled when the report is made).

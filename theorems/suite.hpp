@@ -77,4 +77,8 @@ const SuiteInfo* find_suite(const std::string& id_or_alias);
 /// Runs a suite: times it, stamps profile/seed/commit/command, writes out_dir/result.json.
 SuiteResult run_suite(const SuiteInfo& suite, const SuiteContext& ctx);
 
+/// The result of a suite that stopped on `error`: a failed self-check `suite.completed` (a defect of the run, so the
+/// suite fails) and no claim. `all` reports it and goes on with the other suites.
+SuiteResult stopped_suite_result(const SuiteInfo& suite, const SuiteContext& ctx, const std::string& error);
+
 }  // namespace infoflow

@@ -316,14 +316,8 @@ int cmd_suite(const GlobalOptions& g, const SuiteInfo& suite, const std::map<std
 void record_stopped_suite(const GlobalOptions& g, const SuiteInfo& suite, const SuiteContext& ctx, const std::string& error,
                           std::vector<SuiteResult>& results) {
   std::fprintf(stderr, "[all] %s stopped: %s\n", suite.id.c_str(), error.c_str());
-  SuiteResult r;
-  r.suite = suite.id;
-  r.title = suite.title;
-  r.profile = g.profile;
-  r.seed = g.seed;
-  r.command = ctx.command;
-  r.checks.push_back({"suite.completed", Grade::Exact, Verdict::Fail, "the suite ran to completion",
-                      {{"error", error}}, {{"expected", "no error"}}});
+  const SuiteResult r = stopped_suite_result(suite, ctx, error);
+  (void)g;
   if (is_root_process()) write_json_file((std::filesystem::path(ctx.out_dir) / "result.json").string(), to_json(r));
   results.push_back(r);
 }
@@ -332,7 +326,7 @@ void record_stopped_suite(const GlobalOptions& g, const SuiteInfo& suite, const 
 std::optional<std::vector<SuiteResult>> load_baseline(const std::string& path) {
   if (path.empty()) return std::nullopt;
   std::vector<SuiteResult> base = load_results(path, "--baseline");
-  settle_all_claims(base);
+  settle_loaded_claims(base, "--baseline");
   return base;
 }
 
@@ -350,7 +344,7 @@ int cmd_all(const GlobalOptions& g, const std::string& only, const std::string& 
         for (const auto& k : all_suites()) known += (known.empty() ? "" : ", ") + k.id;
         throw InputError("--only", "unknown suite '" + id + "' (known: " + known + ")");
       }
-      selected.push_back(s);
+      if (std::find(selected.begin(), selected.end(), s) == selected.end()) selected.push_back(s);  // an id and its alias
     }
   }
   const OutputFolderLock lock(g.out, "--out");
@@ -408,7 +402,7 @@ int cmd_report(const std::string& results_dir, const std::string& out, const std
   std::stable_sort(results.begin(), results.end(), [&](const SuiteResult& a, const SuiteResult& b) { return rank(a) < rank(b); });
   if (results.empty())
     throw InputError("--results", "no result found in '" + results_dir + "' (expected DIR/result.json, DIR/SUITE/result.json or DIR/results.json)");
-  settle_all_claims(results);
+  settle_loaded_claims(results, "--results");
   const std::optional<std::vector<SuiteResult>> base = load_baseline(baseline);
   std::cout << ledger_table(results, base ? &*base : nullptr) << "\n";
   const ReportFiles files = write_report(results, out, base ? &*base : nullptr);
@@ -485,7 +479,7 @@ int cmd_plan(const PlanOptions& o) {
 int cmd_regress(const std::string& baseline, const std::string& current, const std::string& junit, bool update) {
   auto cur = load_results(current, "--current");
   if (cur.empty()) throw InputError("--current", "no suite results found in '" + current + "'");
-  settle_all_claims(cur);
+  settle_loaded_claims(cur, "--current");
   if (update) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : cur) all.push_back(to_json(r));
@@ -494,7 +488,7 @@ int cmd_regress(const std::string& baseline, const std::string& current, const s
     return 0;
   }
   auto base = load_results(baseline, "--baseline");
-  settle_all_claims(base);
+  settle_loaded_claims(base, "--baseline");
   const RegressionReport rep = compare_results(base, cur);
   std::cout << rep.table();
   write_text_file_atomic(junit.empty() ? (std::filesystem::path(std::filesystem::is_directory(current) ? current : ".") /

@@ -26,21 +26,31 @@ namespace {
 
 constexpr std::size_t kSealChars = 64;
 
-// A stored line: the record's seal, a space, the record's JSON text (docs/input-limits.md, "What is trusted").
-std::string sealed_line(const std::string& record_text) {
-  return RecordSeal::instance().seal(record_text) + " " + record_text + "\n";
+// What a line's seal covers: the checkpoint's file name and the record's text, so that a sealed line moved into
+// another checkpoint (one with the same fingerprint) does not verify there.
+std::string sealed_content(const std::string& checkpoint_name, const std::string& record_text) {
+  return checkpoint_name + "\n" + record_text;
+}
+
+// A stored line: the seal, a space, the record's JSON text (docs/input-limits.md, "What is trusted").
+std::string sealed_line(const std::string& checkpoint_name, const std::string& record_text) {
+  return RecordSeal::instance().seal(sealed_content(checkpoint_name, record_text)) + " " + record_text + "\n";
 }
 
 // The record text of a line, or nothing when the line's seal does not verify (torn, edited, forged, another
-// user's, or of the unsealed format).
-std::optional<std::string> sealed_text(const std::string& line) {
+// user's, moved from another checkpoint, or of the unsealed format).
+std::optional<std::string> sealed_text(const std::string& checkpoint_name, const std::string& line) {
   if (line.size() <= kSealChars + 1 || line[kSealChars] != ' ') return std::nullopt;
   std::string text = line.substr(kSealChars + 1);
-  if (!RecordSeal::instance().verifies(text, line.substr(0, kSealChars))) return std::nullopt;
+  if (!RecordSeal::instance().verifies(sealed_content(checkpoint_name, text), line.substr(0, kSealChars))) return std::nullopt;
   return text;
 }
 
 }  // namespace
+
+std::string sealed_checkpoint_line(const std::string& checkpoint_path, const std::string& record_text) {
+  return sealed_line(std::filesystem::path(checkpoint_path).filename().string(), record_text);
+}
 
 SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint)
     : path_(std::move(path)), fingerprint_(std::move(fingerprint)) {
@@ -75,7 +85,7 @@ SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint)
     // A line that is not a sealed, well-formed record of this configuration (torn, edited, forged, of another
     // version) is not a finished point: it is skipped and the point recomputed.
     if (line.empty()) continue;
-    const auto text = sealed_text(line);
+    const auto text = sealed_text(std::filesystem::path(path_).filename().string(), line);
     if (!text) {
       ++untrusted_;
       continue;
@@ -111,7 +121,8 @@ std::size_t SweepCheckpoint::size() const {
 void SweepCheckpoint::append(const std::string& key, const nlohmann::json& value) {
   // NaN and ±inf (a diverged candidate's error) would be written as null and not read back: encoded instead.
   const std::string line =
-      sealed_line(encode_record_text(nlohmann::json{{"key", key}, {"fingerprint", fingerprint_}, {"value", value}}));
+      sealed_line(std::filesystem::path(path_).filename().string(),
+                  encode_record_text(nlohmann::json{{"key", key}, {"fingerprint", fingerprint_}, {"value", value}}));
   std::lock_guard<std::mutex> lock(mu_);
   const int fd = open_own_file(path_, O_WRONLY | O_APPEND | O_CREAT, "--out");
   std::size_t written = 0;

@@ -17,6 +17,10 @@
 
 namespace infoflow {
 
+/// A checkpoint line as SweepCheckpoint writes it (with its newline): the seal of the checkpoint's file name and the
+/// record's text under this user's key, a space, the record's JSON text. For tests and fuzzers that write lines.
+std::string sealed_checkpoint_line(const std::string& checkpoint_path, const std::string& record_text);
+
 class SweepCheckpoint {
  public:
   /// Opens (creating if needed) the checkpoint file; `fingerprint` identifies the configuration.

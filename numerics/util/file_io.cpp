@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <vector>
 #include <fstream>
 #include <sstream>
 
@@ -73,13 +75,57 @@ json read_json_file(const std::string& path, const std::string& argument) {
   return parse_json_text(ss.str(), argument, "'" + path + "'");
 }
 
+namespace {
+
+// The output folders held by an OutputFolderLock in this process, as absolute, lexically normal paths.
+std::mutex g_roots_mu;
+std::vector<fs::path> g_roots;
+
+fs::path normal_absolute(const fs::path& p) {
+  std::error_code ec;
+  const fs::path a = fs::absolute(p, ec);
+  return (ec ? p : a).lexically_normal();
+}
+
+// Refuses a symbolic link among the folders strictly below a registered output root, down to `dir`.
+void refuse_links_below_root(const std::string& dir, const std::string& argument) {
+  const fs::path target = normal_absolute(dir);
+  std::lock_guard<std::mutex> lock(g_roots_mu);
+  for (const fs::path& root : g_roots) {
+    const fs::path rel = target.lexically_relative(root);
+    if (rel.empty() || *rel.begin() == "..") continue;
+    fs::path walk = root;
+    for (const auto& part : rel) {
+      if (part == ".") continue;
+      walk /= part;
+      std::error_code ec;
+      if (fs::is_symlink(fs::symlink_status(walk, ec)))
+        throw InputError(argument, "'" + walk.string() + "' is a symbolic link inside the output folder; infoflow-verify "
+                                   "never writes through one (remove it, or choose another folder)");
+    }
+  }
+}
+
+}  // namespace
+
 void ensure_directory(const std::string& dir, const std::string& argument) {
   if (dir.empty()) throw InputError(argument, "expected a folder name, got an empty string");
+  refuse_links_below_root(dir, argument);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
     throw InputError(argument, "cannot create the folder '" + dir + "'" + (ec ? " (" + ec.message() + ")" : ""));
+  refuse_links_below_root(dir, argument);
 }
+
+namespace {
+// umask can only be read by setting it: done once, before main (and so before any thread), never again.
+const mode_t process_umask = [] {
+  const mode_t m = ::umask(022);
+  ::umask(m);
+  return m;
+}();
+}  // namespace
 
 void write_text_file_atomic(const std::string& path, const std::string& text, const std::string& argument) {
   if (path.empty()) throw InputError(argument, "expected a file name, got an empty string");
@@ -97,8 +143,9 @@ void write_text_file_atomic(const std::string& path, const std::string& text, co
     ::unlink(tmp.c_str());
     throw InputError(argument, why);
   };
-  // mkostemp makes the file private (0600); an output file is as readable as one an editor would make.
-  if (::fchmod(fd, 0644) != 0) fail("cannot set the permissions of '" + tmp + "'");
+  // mkostemp makes the file private (0600); an output file gets the permissions an editor would give it (0666 less
+  // the process's umask, read once at start-up).
+  if (::fchmod(fd, 0666 & ~process_umask) != 0) fail("cannot set the permissions of '" + tmp + "'");
   std::size_t written = 0;
   while (written < text.size()) {
     const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
@@ -133,6 +180,12 @@ int open_own_file(const std::string& path, int flags, const std::string& argumen
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     throw InputError(argument, "'" + path + "' is not a regular file; expected a file infoflow-verify wrote");
+  }
+  // Another user's file, or a hard link to some other file: truncating or appending would act on that inode.
+  if (st.st_uid != ::geteuid() || st.st_nlink != 1) {
+    ::close(fd);
+    throw InputError(argument, "'" + path + "' is " + (st.st_uid != ::geteuid() ? "another user's file" : "a hard link to another file") +
+                                   "; expected a file infoflow-verify wrote (remove it, or choose another folder)");
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
@@ -171,9 +224,20 @@ OutputFolderLock::OutputFolderLock(const std::string& dir, const std::string& ar
     throw InputError(argument, "another infoflow-verify run is writing to '" + dir +
                                    "' (lock file .infoflow-lock is held); wait for it to finish or choose another --out");
   }
+  root_ = normal_absolute(dir).string();
+  std::lock_guard<std::mutex> lock(g_roots_mu);
+  g_roots.emplace_back(root_);
 }
 
 OutputFolderLock::~OutputFolderLock() {
+  if (!root_.empty()) {
+    std::lock_guard<std::mutex> lock(g_roots_mu);
+    for (auto it = g_roots.begin(); it != g_roots.end(); ++it)
+      if (*it == root_) {
+        g_roots.erase(it);
+        break;
+      }
+  }
   if (fd_ >= 0) {
     ::flock(fd_, LOCK_UN);
     ::close(fd_);

@@ -38,16 +38,19 @@ void write_json_file(const std::string& path, const nlohmann::json& j, const std
 
 /// Opens a file the toolkit keeps in an output folder (open(2) flags such as O_RDONLY, O_WRONLY | O_APPEND |
 /// O_CREAT). Returns -1 when it does not exist (and O_CREAT was not given); throws InputError(argument) when PATH
-/// is a symbolic link, not a regular file, or cannot be opened.
+/// is a symbolic link, not a regular file, not the user's own, has other hard links, or cannot be opened.
 int open_own_file(const std::string& path, int flags, const std::string& argument);
 /// The whole content of a file opened by open_own_file (at most kMaxJsonFileBytes).
 std::string read_own_file(int fd, const std::string& path, const std::string& argument);
 
-/// Creates `dir` (and its parents) or throws InputError(argument, ...) saying why it cannot.
+/// Creates `dir` (and its parents) or throws InputError(argument, ...) saying why it cannot. Inside a locked output
+/// folder (OutputFolderLock) no folder below the locked one may be a symbolic link: a link planted there (OUT/plots
+/// pointing elsewhere) is refused, never written through. The locked folder itself is the user's choice and may be one.
 void ensure_directory(const std::string& dir, const std::string& argument);
 
 /// Holds an exclusive advisory lock (flock) on DIR/.infoflow-lock for the lifetime of the object,
-/// so two runs never write one output folder at once. A second run gets InputError(argument).
+/// so two runs never write one output folder at once. A second run gets InputError(argument). While held, DIR is an
+/// output root: folders below it that are symbolic links are refused by every write (ensure_directory).
 class OutputFolderLock {
  public:
   OutputFolderLock(const std::string& dir, const std::string& argument);
@@ -57,6 +60,7 @@ class OutputFolderLock {
 
  private:
   int fd_ = -1;
+  std::string root_;  // the registered output root ("" under MPI workers)
 };
 
 }  // namespace infoflow

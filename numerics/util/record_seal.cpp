@@ -63,16 +63,18 @@ std::optional<std::string> read_key(const std::string& path, unsigned char* key,
 // Creates the key file (folder 0700, file 0600) unless another process just did; returns false with `why`.
 bool create_key(const std::string& path, std::string& why) {
   const std::filesystem::path p(path);
+  const std::filesystem::path folder = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
   std::error_code ec;
-  std::filesystem::create_directories(p.parent_path(), ec);
+  const bool created = std::filesystem::create_directories(folder, ec);
   if (ec) {
     why = "cannot create its folder (" + ec.message() + ")";
     return false;
   }
-  ::chmod(p.parent_path().c_str(), 0700);  // best effort: a folder of the user's own choosing is left as it is
+  // A folder made here for the key is private; one that already existed (the user's own, $HOME) is left as it is.
+  if (created) ::chmod(folder.c_str(), 0700);
   unsigned char key[kKeyBytes];
   random_bytes(key, kKeyBytes);
-  std::string tmp = path + ".XXXXXX";
+  std::string tmp = (folder / (p.filename().string() + ".XXXXXX")).string();
   const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);  // mode 0600
   if (fd < 0) {
     why = "cannot create it (" + std::string(std::strerror(errno)) + ")";

@@ -4,7 +4,6 @@
 // torn and forged lines are refused).
 #include "fuzz_check.hpp"
 #include "numerics/sweep/sweep_runner.hpp"
-#include "numerics/util/record_seal.hpp"
 
 #include <unistd.h>
 
@@ -23,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (seal_lines) {
       std::istringstream lines(text);
       for (std::string line; std::getline(lines, line);)
-        out << infoflow::RecordSeal::instance().seal(line) << ' ' << line << '\n';
+        out << infoflow::sealed_checkpoint_line(path, line);
     } else {
       out << text;
     }

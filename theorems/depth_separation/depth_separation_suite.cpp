@@ -49,8 +49,9 @@ void classify_depth_separation(SuiteResult& r) {
       {"class-bound.slope", kSelfCheck},
       {"class-fits.in-class", kSelfCheck},
       {"class-fits.cap-attained", kSelfCheck},
-      // A bound for one fitted encoder and attention only: says nothing about the class.
-      {"witnesses.certified", kDiagnostic},
+      // A bound for one fitted encoder and attention only: says nothing about the class; a pair that does not
+      // re-verify in arb is a bug, so it guards the code.
+      {"witnesses.certified", kSelfCheck},
       {"series:single-layer-kappa-vs-T-*", kDiagnostic},
   });
 }

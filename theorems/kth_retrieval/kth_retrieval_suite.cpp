@@ -43,7 +43,7 @@ void classify_kth_retrieval(SuiteResult& r) {
       {"class-bound.kth-slope", kSelfCheck},
       {"fits.kappa-falls-with-n", kDiagnostic},
       {"fits.k1-cheaper-than-k2", kDiagnostic},
-      {"witnesses.certified", kDiagnostic},
+      {"witnesses.certified", kSelfCheck},  // a pair that does not re-verify in arb is a bug
       {"series:kappa-vs-T-*", kDiagnostic},
   });
 }
