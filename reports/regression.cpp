@@ -78,9 +78,11 @@ RegressionReport compare_results(const std::vector<SuiteResult>& baseline, const
     for (const auto& bk : b.checks) {
       const Check* ck = cchecks.count(bk.id) ? cchecks[bk.id] : nullptr;
       const std::string now = ck ? verdict_name(ck->verdict) : "missing";
-      // A pass that is no longer a pass, or anything that now fails and did not before.
-      const bool lost = (bk.verdict == Verdict::Pass && (!ck || ck->verdict != Verdict::Pass)) ||
-                        (ck && ck->verdict == Verdict::Fail && bk.verdict != Verdict::Fail);
+      // A pass that is no longer a pass, or anything that now fails and did not before. Controls (expected not to
+      // pass; what one changes shows in its claim's status) and diagnostics (never a verdict) are reported only.
+      const bool watched = !ck || (ck->role != CheckRole::Control && ck->role != CheckRole::Diagnostic);
+      const bool lost = watched && ((bk.verdict == Verdict::Pass && (!ck || ck->verdict != Verdict::Pass)) ||
+                                    (ck && ck->verdict == Verdict::Fail && bk.verdict != Verdict::Fail));
       rep.items.push_back({"verdict", b.suite, bk.id, verdict_name(bk.verdict), now, lost, ""});
       if (!ck) continue;
       for (const auto& [key, bv] : bk.bounds) {
@@ -99,7 +101,8 @@ RegressionReport compare_results(const std::vector<SuiteResult>& baseline, const
     std::set<std::string> known;
     for (const auto& bk : b.checks) known.insert(bk.id);
     for (const auto& ck : c.checks)
-      if (!known.count(ck.id) && ck.verdict == Verdict::Fail)
+      if (!known.count(ck.id) && ck.verdict == Verdict::Fail && ck.role != CheckRole::Control &&
+          ck.role != CheckRole::Diagnostic)
         rep.items.push_back({"verdict", b.suite, ck.id, "absent", "fail", true, "a new check fails"});
     std::map<std::string, const Series*> cseries;
     for (const auto& s : c.series) cseries[s.id] = &s;
