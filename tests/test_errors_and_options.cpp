@@ -92,10 +92,12 @@ TEST_CASE("A result survives the JSON round trip field by field", "[errors]") {
   r.checks.push_back({"c", Grade::Sampled, Verdict::Fail, "statement", {{"x", 1}}, {{"y", 2}}});
   r.checks[0].bounds = {{"k", 0.25}};
   r.checks[0].bounds_are_upper = false;
+  r.checks[0].role = CheckRole::SelfCheck;  // a failing self-check is a defect: the suite fails
   const SuiteResult back = suite_result_from_json(to_json(r));
   REQUIRE(back.seed == 7);
   REQUIRE(back.checks[0].grade == Grade::Sampled);
   REQUIRE(back.checks[0].verdict == Verdict::Fail);
+  REQUIRE(back.checks[0].role == CheckRole::SelfCheck);
   REQUIRE(back.checks[0].bounds.at("k") == 0.25);
   REQUIRE_FALSE(back.checks[0].bounds_are_upper);
   REQUIRE(back.overall() == Verdict::Fail);
