@@ -134,11 +134,7 @@ TEST_CASE("certify: the certified interval brackets a brute-force MPFR grid maxi
 }
 
 TEST_CASE("certify: bad requests exit as input errors", "[certify]") {
-  Architecture a;
-  a.d = 1, a.E = 1;
-  a.encoder = MapShape{MapKind::Affine, 1, 1, 0};
-  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
-  a.readout = MapShape{MapKind::Affine, 1, 1, 0};
+  const Architecture a = test::one_layer_architecture(1, 1, 1);
   const auto m = convert_model<mpfr::mpreal>(make_model<double>(a), Precision{128});
   CertifyRequest q;
   q.target = "max_{t} x[t]";
@@ -258,11 +254,7 @@ TEST_CASE("certify --execution double adds the rounding bound and a checkpointed
 TEST_CASE("double execution: products that underflow to subnormals are covered", "[certify]") {
   // An audit's counterexample to the first version: every encoder product is subnormal and rounds by ~half a step,
   // and a huge readout weight magnifies the absolute error far beyond u times the magnitudes.
-  Architecture a;
-  a.d = 64, a.E = 1;
-  a.encoder = MapShape{MapKind::Affine, 64, 1, 0};
-  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
-  a.readout = MapShape{MapKind::Affine, 1, 1, 0};
+  const Architecture a = test::one_layer_architecture(64, 1, 1);
   Model m = make_model<double>(a);
   const ParamLayout L(a);
   for (int i = 0; i < 64; ++i) m.params[L.encoder().W + i] = 1e-321;
@@ -365,11 +357,7 @@ TEST_CASE("a resumed search advances at once: its open boxes are not evaluated a
 TEST_CASE("an unbounded search is never complete, and its bound is written as \"inf\"", "[certify]") {
   // The model's output, 1e308 · x, is beyond the double range over most of the box: the attained value and the upper
   // bound both read as +inf, and inf <= inf (1 + G) used to call the search complete ("requested gap reached").
-  Architecture a;
-  a.d = 1, a.E = 1;
-  a.encoder = MapShape{MapKind::Affine, 1, 1, 0};
-  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
-  a.readout = MapShape{MapKind::Affine, 1, 1, 0};
+  const Architecture a = test::one_layer_architecture(1, 1, 1);
   Model m = make_model<double>(a);
   const ParamLayout L(a);
   m.params[L.encoder().W] = 1e308;
@@ -391,11 +379,7 @@ TEST_CASE("an unbounded search is never complete, and its bound is written as \"
 TEST_CASE("double execution: a zero weight over an overflowing value does not hide the overflow", "[certify]") {
   // 0·∞ = 0 in the bound's arithmetic certified rho = 3.4e-15 for a model whose double forward pass is NaN on part
   // of the box (binary64 computes 0·inf = NaN). The bound must be +inf there: no finite bound, never a false one.
-  Architecture a;
-  a.d = 1, a.E = 1;
-  a.encoder = MapShape{MapKind::Affine, 1, 1, 0};
-  a.layers = {LayerShape{{HeadShape{1, 1}, HeadShape{1, 1}}, 0}};
-  a.readout = MapShape{MapKind::Affine, 1, 1, 0};
+  const Architecture a = test::one_layer_architecture(1, 1, 2);
   Model m = make_model<double>(a);
   const ParamLayout L(a);
   m.params[L.encoder().W] = 1e300;

@@ -82,11 +82,7 @@ TEST_CASE("Inputs of the wrong shape are rejected with the argument named", "[fo
 TEST_CASE("An overflow inside the forward pass is reported with its stage, even when the output is finite", "[forward]") {
   // A CLS weight of 1e10 under a temperature of 1e308 gives logits of ±inf: inf − inf in the softmax is NaN, which
   // a NaN-dropping ReLU turned into a finite wrong output. The pass says where the first non-finite state is.
-  Architecture a;
-  a.d = 1, a.E = 2;
-  a.encoder = MapShape{MapKind::Affine, 1, 2, 0};
-  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
-  a.readout = MapShape{MapKind::Ffn, 2, 1, 2};
+  const Architecture a = test::one_layer_architecture(1, 2, 1, MapShape{MapKind::Ffn, 2, 1, 2});
   Model m = make_model<double>(a);
   const ParamLayout L(a);
   m.params[L.encoder().W] = 1.0;
