@@ -111,8 +111,6 @@ std::string anchor(const std::string& suite, const std::string& id = "") {
   return file_safe_name(id.empty() ? suite : suite + "--" + id);
 }
 
-const char* status_class(ClaimStatus s) { return claim_status_name(s); }
-
 // ---------------------------------------------------------------------------------------------------------------
 // Counts for the summary
 
@@ -293,7 +291,7 @@ class ReportPage {
                                                                                       : row.baseline_status + " → " + claim_status_name(c.status);
       md_ << "| **" << claim_status_name(c.status) << "** | " << md(c.source + ": " + c.statement) << " | "
           << md(c.figure.empty() ? "-" : c.figure) << " | " << md(changed) << " |\n";
-      html_ << "<tr class=\"claim\"><td><span class=\"badge " << status_class(c.status) << "\">"
+      html_ << "<tr class=\"claim\"><td><span class=\"badge " << claim_status_name(c.status) << "\">"
             << claim_status_name(c.status) << "</span></td><td><a href=\"#" << anchor(row.suite, "claim-" + c.id) << "\"><b>"
             << html(c.source) << "</b></a><div class=\"stmt\">" << html(c.statement) << "</div></td><td>"
             << html(c.figure.empty() ? "-" : c.figure) << "</td><td>" << html(changed) << "</td></tr>\n";
@@ -380,7 +378,7 @@ class ReportPage {
       const std::string scope = c.evidence.empty() ? c.undecided : c.scope;
       md_ << "| **" << claim_status_name(c.status) << "** | " << md(c.source + ": " + c.statement) << " | " << md(scope) << " | "
           << md(c.figure.empty() ? "-" : c.figure) << " | " << md(c.reason) << " |\n";
-      html_ << "<tr id=\"" << anchor(r.suite, "claim-" + c.id) << "\"><td><span class=\"badge " << status_class(c.status)
+      html_ << "<tr id=\"" << anchor(r.suite, "claim-" + c.id) << "\"><td><span class=\"badge " << claim_status_name(c.status)
             << "\">" << claim_status_name(c.status) << "</span></td><td><b>" << html(c.source) << "</b><div class=\"stmt\">"
             << html(c.statement) << "</div></td><td class=\"stmt\">" << html(scope) << "</td><td>"
             << html(c.figure.empty() ? "-" : c.figure) << "</td><td class=\"stmt\">" << html(c.reason) << "</td></tr>\n";

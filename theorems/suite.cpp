@@ -64,16 +64,19 @@ const CheckClass* class_of(const std::string& id, const std::vector<std::pair<st
 }  // namespace
 
 void classify_checks(SuiteResult& r, const std::vector<std::pair<std::string, CheckClass>>& classes) {
-  const auto apply = [&](const std::string& id, CheckRole& role, std::string& route, std::string* control, bool one_sided) {
+  const auto apply = [&](const std::string& id, CheckRole& role, std::string& route, bool one_sided) {
     const CheckClass* c = class_of(id, classes);
     if (!c) throw ContractError("classify_checks", "check " + id + " of suite " + r.suite + " is not classified");
     role = one_sided ? CheckRole::Diagnostic : c->role;
     route = c->route;
-    if (control) *control = c->control_of;
   };
-  for (auto& k : r.checks) apply(k.id, k.role, k.route, &k.control_of, k.one_sided);
+  for (auto& k : r.checks) {
+    apply(k.id, k.role, k.route, k.one_sided);
+    if (k.role == CheckRole::Control && k.control_of.empty())
+      throw ContractError("classify_checks", "control " + k.id + " of suite " + r.suite + " names no check");
+  }
   for (auto& s : r.series)
-    if (s.band) apply("series:" + s.id, s.role, s.route, nullptr, s.one_sided);
+    if (s.band) apply("series:" + s.id, s.role, s.route, s.one_sided);
 }
 
 SuiteResult stopped_suite_result(const SuiteInfo& suite, const SuiteContext& ctx, const std::string& error) {

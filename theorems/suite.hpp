@@ -42,14 +42,14 @@ std::string settings_version(const std::string& version, const nlohmann::json& s
 
 
 /// How a suite classifies one of its checks (docs/claims.md): its role and, for evidence, the independent route the
-/// verdict compares against. The classification of every check is written down in its suite's file.
+/// verdict compares against. The classification of every check is written down in its suite's file. (A control
+/// names the check it belongs to where it is made: Check::control_of.)
 struct CheckClass {
   CheckRole role = CheckRole::SelfCheck;
   std::string route = {};
-  std::string control_of = {};
 };
-inline CheckClass evidence(std::string route) { return {CheckRole::Evidence, std::move(route), {}}; }
-inline CheckClass control_of(std::string check_id) { return {CheckRole::Control, {}, std::move(check_id)}; }
+inline CheckClass evidence(std::string route) { return {CheckRole::Evidence, std::move(route)}; }
+inline const CheckClass kControl{CheckRole::Control};
 inline const CheckClass kSelfCheck{CheckRole::SelfCheck};
 inline const CheckClass kDiagnostic{CheckRole::Diagnostic};
 

@@ -313,11 +313,10 @@ int cmd_suite(const GlobalOptions& g, const SuiteInfo& suite, const std::map<std
 
 // One suite's failure must not cost the others their report: record it as a failed check. Its finished
 // sweep points stay in the checkpoints, so a rerun resumes.
-void record_stopped_suite(const GlobalOptions& g, const SuiteInfo& suite, const SuiteContext& ctx, const std::string& error,
+void record_stopped_suite(const SuiteInfo& suite, const SuiteContext& ctx, const std::string& error,
                           std::vector<SuiteResult>& results) {
   std::fprintf(stderr, "[all] %s stopped: %s\n", suite.id.c_str(), error.c_str());
   const SuiteResult r = stopped_suite_result(suite, ctx, error);
-  (void)g;
   if (is_root_process()) write_json_file((std::filesystem::path(ctx.out_dir) / "result.json").string(), to_json(r));
   results.push_back(r);
 }
@@ -365,10 +364,10 @@ int cmd_all(const GlobalOptions& g, const std::string& only, const std::string& 
       // The output folder fails every suite alike; anything else the user typed was checked before any
       // suite ran, so an InputError here is a suite's own and stops that suite only.
       if (e.argument() == "--out") throw;
-      record_stopped_suite(g, suite, ctx, e.what(), results);
+      record_stopped_suite(suite, ctx, e.what(), results);
       stopped = true;
     } catch (const std::exception& e) {
-      record_stopped_suite(g, suite, ctx, e.what(), results);
+      record_stopped_suite(suite, ctx, e.what(), results);
       stopped = true;
     }
     // Under MPI a suite may have stopped on the root alone (a file it could not write): the ranks would fall out

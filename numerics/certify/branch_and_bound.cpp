@@ -120,6 +120,12 @@ Evaluated evaluate(Box box, const BoxEvaluation& on_box, const PointEvaluation& 
 
 }  // namespace
 
+nlohmann::json bound_to_json(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
 ArbBall box_enclosure(const BoxEvaluation& on_box, const PointEvaluation& at_point, const std::vector<double>& lo,
                       const std::vector<double>& hi, long prec) {
   return box_values(lo, hi, on_box, at_point, prec).enclosure;
@@ -130,9 +136,8 @@ namespace {
 using Queue = std::priority_queue<Box, std::vector<Box>, ByUpper>;
 constexpr const char* kCheckpointSchema = "infoflow-verify/bnb-checkpoint/1";
 
-// JSON has no infinity: an unbounded box stores its upper bound as the string "inf".
-nlohmann::json bound_json(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); }
-double bound_from_json(const nlohmann::json& j) { return j.is_string() ? INFINITY : j.get<double>(); }
+// An unbounded box stores its upper bound as "inf" (bound_to_json); any other string is not a box of this search.
+double bound_from_json(const nlohmann::json& j) { return j == "inf" ? INFINITY : j.get<double>(); }
 
 struct SearchState {
   BranchAndBoundResult result;
@@ -145,7 +150,7 @@ void save_state(const std::string& path, const std::string& fingerprint, const B
   nlohmann::json boxes = nlohmann::json::array();
   for (Queue q = s.queue; !q.empty(); q.pop()) {
     const Box& b = q.top();
-    boxes.push_back({{"lo", b.lo}, {"hi", b.hi}, {"upper", bound_json(b.upper)}, {"split", b.split}, {"order", b.order}});
+    boxes.push_back({{"lo", b.lo}, {"hi", b.hi}, {"upper", bound_to_json(b.upper)}, {"split", b.split}, {"order", b.order}});
   }
   const BranchAndBoundResult& r = s.result;
   const nlohmann::json state{{"schema", kCheckpointSchema}, {"fingerprint", fingerprint}, {"box_lo", o.lo}, {"box_hi", o.hi},

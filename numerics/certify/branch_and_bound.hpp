@@ -49,6 +49,10 @@ struct BranchAndBoundResult {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BranchAndBoundResult, upper, lower, argmax, boxes, seconds, complete, stopped_by, resumed)
 
+/// A bound as JSON, which has no infinity (nlohmann writes null, which reads as "no value"): +inf as the string
+/// "inf", -inf as "-inf", NaN as "nan". Used by the checkpoint and by certify's --json output alike.
+nlohmann::json bound_to_json(double v);
+
 /// The enclosure of e over one box that the search uses (the natural enclosure intersected with the mean-value form
 /// e(c) + Σ_i ∂_i e(box)·(x_i − c_i)): every value e(x), x in the box, lies in it. Exposed so that a check can hold
 /// it against point values at random points of random boxes (an independent route to the search's soundness).

@@ -94,14 +94,9 @@ bool create_key(const std::string& path, std::string& why) {
 RecordSeal::RecordSeal() {
   const std::string path = key_file_path();
   std::string why = "no INFOFLOW_KEY_FILE, XDG_CONFIG_HOME or HOME";
-  if (!path.empty()) {
-    if (read_key(path, key_, why)) {
-      persistent_ = true;
-    } else if (why == "absent" && create_key(path, why) && read_key(path, key_, why)) {
-      persistent_ = true;
-    }
-  }
-  if (persistent_) {
+  const bool from_file = !path.empty() && (read_key(path, key_, why) ||
+                                           (why == "absent" && create_key(path, why) && read_key(path, key_, why)));
+  if (from_file) {
     origin_ = path;
     return;
   }

@@ -24,15 +24,12 @@ class RecordSeal {
   std::string seal(const std::string& text) const;
   /// True when `seal` is the seal of `text` (compared in constant time).
   bool verifies(const std::string& text, const std::string& seal) const;
-  /// True when the key is kept in a file, so another run can verify what this one sealed.
-  bool persistent() const { return persistent_; }
   /// Where the key is, or why this run uses a key of its own.
   const std::string& key_origin() const { return origin_; }
 
  private:
   RecordSeal();
   unsigned char key_[32] = {};
-  bool persistent_ = false;
   std::string origin_;
 };
 

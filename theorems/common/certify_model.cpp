@@ -171,20 +171,16 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   return rep;
 }
 
-namespace {
-// JSON has no infinity (nlohmann would write null, which reads as "no value"): an unbounded bound is "inf".
-json bound_json(double v) { return std::isnan(v) ? json("nan") : std::isinf(v) ? json(v > 0 ? "inf" : "-inf") : json(v); }
-}  // namespace
 
 void to_json(json& j, const CertifyReport& r) {
   j = json{{"target", r.request.target},
            {"T", r.request.T},
            {"d", r.request.d},
            {"box", {r.request.box_lo, r.request.box_hi}},
-           {"sup_error_upper", bound_json(r.result.upper)},
-           {"sup_error_lower", bound_json(r.result.lower)},
+           {"sup_error_upper", bound_to_json(r.result.upper)},
+           {"sup_error_lower", bound_to_json(r.result.lower)},
            {"attained_at", r.result.argmax},
-           {"gap", bound_json(r.result.gap())},
+           {"gap", bound_to_json(r.result.gap())},
            {"relative_gap_requested", r.request.relative_gap},
            {"complete", r.result.complete},
            {"stopped_by", r.result.stopped_by},
@@ -197,9 +193,9 @@ void to_json(json& j, const CertifyReport& r) {
                                            "its float64 execution"
                                          : "the real-number function the weights define (not floating-point execution)"}};
   if (r.double_execution)
-    j["double_execution"] = {{"rounding_bound", bound_json(r.double_execution->rounding_bound)},
-                             {"sup_error_upper", bound_json(r.double_execution->upper)},
-                             {"sup_error_lower", bound_json(r.double_execution->lower)},
+    j["double_execution"] = {{"rounding_bound", bound_to_json(r.double_execution->rounding_bound)},
+                             {"sup_error_upper", bound_to_json(r.double_execution->upper)},
+                             {"sup_error_lower", bound_to_json(r.double_execution->lower)},
                              {"covers", "ForwardPass<double> (binary64, round to nearest, exp within 1 ulp), any "
                                         "summation order, with or without FMA"}};
 }

@@ -291,14 +291,9 @@ Check triangle_centre_check(const TriangleSeries& s, const TriangleSeries& contr
   if (control.T.empty() || control.T.back() != s.T.back())
     throw ContractError("triangle_centre_check", "the control needs the target's largest T");
   Check k = triangle_centre_check(s);
-  // The separation at the largest T: target NMSE minus the control's, each pooled over its seeds. The same cells
-  // on both sides are one estimate: their difference is exactly 0.
-  const bool same = &s == &control || (s.arch == control.arch && s.by_T.back().size() == control.by_T.back().size() &&
-                                       [&] {
-                                         for (std::size_t r = 0; r < s.by_T.back().size(); ++r)
-                                           if (s.by_T.back()[r].sq_err != control.by_T.back()[r].sq_err) return false;
-                                         return true;
-                                       }());
+  // The separation at the largest T: target NMSE minus the control's, each pooled over its seeds. The same series on
+  // both sides is one estimate: its difference with itself is exactly 0.
+  const bool same = &s == &control;
   const auto [a, sa] = pooled_nmse(s.by_T.back());
   const auto [b, sb] = pooled_nmse(control.by_T.back());
   const double half = same ? 0.0 : kNormal95 * std::hypot(sa, sb);
@@ -405,6 +400,7 @@ void report_intrinsic_dimension(const ExperimentsConfig& c, const Results& res, 
       r.checks.push_back(intrinsic_dimension_check(D, reps, control));
       // The control run through the plain check: it must not show the ordering (all three have heads enough).
       Check k = intrinsic_dimension_check(D, control);
+      k.control_of = r.checks.back().id;
       k.id += ".control";
       k.statement = "CONTROL for " + r.checks.back().id + ": the same architectures trained on a target with " +
                     std::to_string(D - 1) + " families, which (D-1,D) and (D,D-1) have heads enough for. The plain "
@@ -450,7 +446,8 @@ void report_triangle_centre(const ExperimentsConfig& c, const Results& res, Suit
       r.checks.push_back(triangle_centre_check(s, *control));
       // The control run through the same check, against itself: a bounded-plan target shows no effect beyond itself.
       Check k = triangle_centre_check(*control, *control);
-      k.id = r.checks.back().id + ".control";
+      k.control_of = r.checks.back().id;
+      k.id = k.control_of + ".control";
       k.statement = "CONTROL for " + r.checks.back().id + ": the pair target min_{s<t} |x(s)+x(t)|, which the planner "
                     "gives a bounded-cost plan, through the same check with itself as the control. Its effect beyond "
                     "itself is exactly 0, so it fails by construction: this row shows that the check reads the effect "
@@ -484,9 +481,6 @@ void report_triangle_centre(const ExperimentsConfig& c, const Results& res, Suit
   }
   r.tables.push_back(t);
 }
-
-// The controls' role; each one's control_of is its own id without ".control".
-const CheckClass control_of_pattern{CheckRole::Control};
 
 std::vector<Claim> experiment_claims(const ExperimentsConfig& c) {
   const Claim id{
@@ -548,8 +542,8 @@ SuiteInfo experiments_suite() {
     report_intrinsic_dimension(c, res, r);
     report_triangle_centre(c, res, r);
     classify_checks(r, {
-        {"experiments.intrinsic-dimension.D*.control", control_of_pattern},
-        {"experiments.triangle-centre.*.control", control_of_pattern},
+        {"experiments.intrinsic-dimension.D*.control", kControl},
+        {"experiments.triangle-centre.*.control", kControl},
         {"experiments.intrinsic-dimension.D*",
          evidence("held-out NMSE of the trained models, paired over validation samples and seeds, against a control "
                   "target with D-1 families on the same architectures")},
@@ -558,8 +552,6 @@ SuiteInfo experiments_suite() {
                   "alike (the control)")},
         {"series:*", kDiagnostic},
     });
-    for (auto& k : r.checks)
-      if (k.role == CheckRole::Control) k.control_of = k.id.substr(0, k.id.size() - std::string(".control").size());
     r.claims = experiment_claims(c);
     r.notes.push_back("Training (intrinsic dimension): " + c.id_training.to_json().dump() +
                       "; (triangle centre): " + c.triangle_training.to_json().dump() +
