@@ -45,15 +45,15 @@ expect "bound two layers" 2 "--weights: the class bound speaks of single-layer m
 expect "bound bad T" 2 "--T: expected 3 <= T <= 12" -- "$cli" bound --weights "$single" --T 99
 expect "bound bad target" 2 "--target: expected min-dot or kth" -- "$cli" bound --weights "$single" --T 4 --target max
 expect "bound kth needs d=1" 2 "--weights: kth takes scalar tokens" -- "$cli" bound --weights "$single" --T 4 --target kth --k 2
-expect "certify two-layer" 0 "certified over the whole box" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 200
-expect "certify json" 0 '"sup_error_upper"' -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 50 --json
+expect "certify two-layer" 4 "certified over the whole box" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 200
+expect "certify json" 4 '"sup_error_upper"' -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 50 --json
 expect "certify unspecified function" 2 "--target: column .*unspecified function" -- "$cli" certify --weights "$weights" --target 'min_{s,t} bil_1(x[s], x[t])' --T 2
 expect "certify bad box" 2 "--box: expected LO,HI" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --box 1
 expect "certify wrong d" 2 "--d: the model's tokens have d = 2" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --d 3
-expect "certify execution double" 0 "rounding of the double forward pass <=" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 100 --execution double
+expect "certify execution double" 4 "rounding of the double forward pass <=" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 100 --execution double
 expect "certify bad execution" 2 "--execution: expected real or double" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --execution float
 "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 100 --checkpoint "$work/bnb.json" >/dev/null 2>&1
-expect "certify resumes" 0 "resumed from a checkpoint" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 200 --checkpoint "$work/bnb.json"
+expect "certify resumes" 4 "resumed from a checkpoint" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 200 --checkpoint "$work/bnb.json"
 expect "certify foreign checkpoint" 2 "--checkpoint: the checkpoint .* belongs to another model, target, box or build" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --checkpoint "$work/bnb.json"
 echo '{"schema": 1}' > "$work/bnb_bad.json"
 expect "certify malformed checkpoint" 2 "--checkpoint" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --checkpoint "$work/bnb_bad.json"

@@ -409,3 +409,56 @@ TEST_CASE("the enclosure audit holds the search's box enclosures against point v
   set_active_mutant(Mutant::None);
   CHECK(broken.violations > 0);
 }
+
+TEST_CASE("decimal weights the reader cannot hold exactly are enclosed, not rounded away", "[certify]") {
+  // y = 1e101·(w − 0.5)·x with w = 0.5 + 1e-100 written as a 101-digit decimal string: y = 10x, so against F = x·x the
+  // sup error over [0, 1] is 9 (at x = 1). Read at 256 bits, w rounds to 0.5 exactly and y to 0, and a search
+  // certified "sup <= 1": a proof about a model the file does not define.
+  const std::string w = "0.5" + std::string(98, '0') + "1";
+  const nlohmann::json doc = {{"d", 1}, {"E", 2},
+                              {"encoder", {{"kind", "affine"}, {"W", {{w}, {0.5}}}, {"b", {0.0, 0.0}}}},
+                              {"cls0", {0.0, 0.0}},
+                              {"layers", {{{"heads", {{{"Q", {{0.0, 0.0}}}, {"K", {{0.0, 0.0}}},
+                                                        {"V", {{1.0, 0.0}, {0.0, 1.0}}}, {"beta", 1.0}}}},
+                                           {"W_O", {{1.0, 0.0}, {0.0, 1.0}}}}}},
+                              {"readout", {{"kind", "affine"}, {"W", {{1e101, -1e101}}}, {"b", {0.0}}}}};
+  CertifyRequest q;
+  q.target = "dot(x[1], x[1])";
+  q.T = 1;
+  q.max_boxes = 2000;
+  q.relative_gap = 1e-3;
+  DecimalRounding rounding;
+  const auto model = weights_from_json(doc, 256, &rounding);
+  CHECK(rounding.rounded == 1);  // 0.5 + 1e-100 is not a binary fraction
+  CHECK(rounding.first == "encoder.W[0][0]");
+  const CertifyReport rep = certify_model(model, q, &rounding);
+  CHECK(rep.result.upper >= 9.0);
+  CHECK(rep.result.lower == Approx(9.0).epsilon(1e-6));
+  CHECK(rep.rounded_decimals == 1);
+  CHECK(covers_text(rep).find("enclosed as balls") != std::string::npos);
+  // The old reading (every string rounded to 256 bits, no radius) certifies a different model: its sup error is 1.
+  const CertifyReport at256 = certify_model(weights_from_json(doc, 256), q);
+  CHECK(at256.result.upper < 1.01);
+}
+
+TEST_CASE("the reader's radius encloses the decimal it rounded", "[certify]") {
+  // 0.1 is no binary fraction at any precision: the stored value plus or minus the radius must hold it (checked in
+  // exact rational arithmetic through MPFR at 4096 bits, where 1/10 is still rounded, but to far below the radius).
+  const nlohmann::json doc = weights_to_json(make_model<double>(test::one_layer_architecture(1, 1, 1)));
+  nlohmann::json edited = doc;
+  edited["readout"]["b"][0] = "0.1";
+  DecimalRounding rounding;
+  const auto m = weights_from_json(edited, 64, &rounding);
+  REQUIRE(rounding.rounded == 1);
+  const ParamLayout L(m.arch);
+  const mpfr::mpreal stored = m.params[L.readout().b];
+  const mpfr::mpreal radius = rounding.param_radius[L.readout().b];
+  const mpfr::mpreal tenth = mpfr::mpreal(1, 4096) / 10;
+  CHECK(radius > 0);
+  CHECK(abs(stored - tenth) <= radius);
+  CHECK(abs(stored - tenth) >= radius / 8);  // a radius of one ulp, not a blanket one (1/10 rounds by >= 0.2 ulp)
+  edited["readout"]["b"][0] = "0.375";        // a binary fraction: exact, no radius
+  DecimalRounding exact;
+  weights_from_json(edited, 64, &exact);
+  CHECK(exact.rounded == 0);
+}

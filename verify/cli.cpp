@@ -48,6 +48,7 @@ namespace {
 constexpr int kExitCheckFailed = 1;
 constexpr int kExitBadInput = 2;
 constexpr int kExitInternal = 3;
+constexpr int kExitUnknown = 4;  // certify: valid bounds, the requested gap not reached (the budget ran out)
 // More threads than this is a typo, not a machine (libgomp would try to allocate them all).
 constexpr int kMaxThreads = 256;
 
@@ -255,11 +256,13 @@ int cmd_certify(const std::string& weights, CertifyRequest q, const std::string&
   // certified contains the box typed.
   if (q.box_lo != std::floor(q.box_lo)) q.box_lo = std::nextafter(q.box_lo, -INFINITY);
   if (q.box_hi != std::floor(q.box_hi)) q.box_hi = std::nextafter(q.box_hi, INFINITY);
-  const auto model = weights_from_json(read_json_file(weights, "--weights"), 256);
-  const CertifyReport rep = certify_model(model, q);
+  DecimalRounding rounding;
+  const auto model = weights_from_json(read_json_file(weights, "--weights"), 256, &rounding);
+  const CertifyReport rep = certify_model(model, q, &rounding);
   if (as_json) std::cout << json(rep).dump(2) << "\n";
   else std::cout << certify_table(rep);
-  return 0;
+  // "Unknown" is an outcome, as verification tools report it: the bounds printed are valid, the gap not reached.
+  return rep.result.complete ? 0 : kExitUnknown;
 }
 
 // ---- fit ----

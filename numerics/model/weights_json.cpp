@@ -91,9 +91,20 @@ json to_json_impl(const ModelT<S>& m) {
   throw InputError(path.empty() ? "weights" : "weights " + path, what);
 }
 
-// `argument` names the document for the error message ("weights ..." or "--inputs ...").
-mpfr::mpreal read_scalar(const json& v, const std::string& path, long bits, const std::string& argument = "weights") {
+// Bits enough to hold a decimal string's digits with 64 to spare (capped: what is still rounded gets a radius).
+long bits_for_decimal(const std::string& s, long at_least) {
+  constexpr long kMaxDecimalBits = 1 << 14;
+  const long digits = static_cast<long>(std::min<std::size_t>(s.size(), kMaxDecimalBits));
+  return std::clamp<long>(static_cast<long>(std::ceil(digits * 3.3219280948873623)) + 64, at_least, kMaxDecimalBits);
+}
+
+// `argument` names the document for the error message ("weights ..." or "--inputs ..."). With `radius` given, a
+// decimal string is read at enough bits for its digits (at least `bits`), and *radius bounds |stored − denoted|:
+// 0 when the string is exact in binary, one ulp of the stored value otherwise (round to nearest errs by half).
+mpfr::mpreal read_scalar(const json& v, const std::string& path, long bits, const std::string& argument = "weights",
+                         mpfr::mpreal* radius = nullptr) {
   auto fail = [&](const std::string& what) -> mpfr::mpreal { throw InputError(argument + " " + path, what); };
+  if (radius) *radius = 0;
   if (v.is_number()) {
     const double d = v.get<double>();
     if (!std::isfinite(d)) return fail("expected a finite number");
@@ -101,9 +112,17 @@ mpfr::mpreal read_scalar(const json& v, const std::string& path, long bits, cons
   }
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
-    mpfr::mpreal r(0, bits);
-    if (mpfr_set_str(r.mpfr_ptr(), s.c_str(), 10, MPFR_RNDN) != 0 || !mpfr::isfinite(r))
+    mpfr::mpreal r(0, radius ? bits_for_decimal(s, bits) : bits);
+    char* end = nullptr;
+    const int inexact = mpfr_strtofr(r.mpfr_ptr(), s.c_str(), &end, 10, MPFR_RNDN);
+    if (s.empty() || end != s.c_str() + s.size() || !mpfr::isfinite(r))
       return fail("expected a decimal number, got \"" + s + "\"");
+    if (radius && inexact != 0) {
+      const mpfr_exp_t ulp_exponent = mpfr_get_exp(r.mpfr_srcptr()) - static_cast<mpfr_exp_t>(r.get_prec());
+      if (mpfr::iszero(r) || ulp_exponent < mpfr_get_emin())
+        return fail("a decimal number too small for MPFR's exponent range, got \"" + s + "\"");
+      *radius = mpfr::ldexp(mpfr::mpreal(1, 64), ulp_exponent);
+    }
     return r;
   }
   return fail("expected a number or a decimal string");
@@ -153,7 +172,13 @@ MapShape read_map_shape(const json& j, const std::string& path, int in, int out)
   bad(path + ".kind", "expected \"affine\" or \"ffn\"");
 }
 
-void read_tensor(const json& root, const TensorSpec& t, long bits, std::vector<mpfr::mpreal>& p) {
+void read_tensor(const json& root, const TensorSpec& t, long bits, std::vector<mpfr::mpreal>& p, DecimalRounding* rounding) {
+  // Reads entry `index` at `path`, and notes its radius when the caller asked.
+  const auto read = [&](const json& v, const std::string& path, std::size_t index) {
+    if (!rounding) return p[index] = read_scalar(v, path, bits), void();
+    p[index] = read_scalar(v, path, bits, "weights", &rounding->param_radius[index]);
+    rounding->note(rounding->param_radius[index], path);
+  };
   // Walk the dotted path.
   const json* cur = &root;
   std::stringstream ss(t.name);
@@ -175,14 +200,13 @@ void read_tensor(const json& root, const TensorSpec& t, long bits, std::vector<m
   for (int r = 0; r < t.rows; ++r) {
     const json& row = (*cur)[r];
     if (t.is_vector) {
-      p[t.offset + r] = read_scalar(row, t.name + "[" + std::to_string(r) + "]", bits);
+      read(row, t.name + "[" + std::to_string(r) + "]", t.offset + r);
       continue;
     }
     if (!row.is_array() || static_cast<int>(row.size()) != t.cols)
       bad(t.name + "[" + std::to_string(r) + "]", "expected a row of length " + std::to_string(t.cols) + " (shape " + shape + ")");
     for (int c = 0; c < t.cols; ++c)
-      p[t.index(r, c)] =
-          read_scalar(row[c], t.name + "[" + std::to_string(r) + "][" + std::to_string(c) + "]", bits);
+      read(row[c], t.name + "[" + std::to_string(r) + "][" + std::to_string(c) + "]", t.index(r, c));
   }
 }
 
@@ -205,7 +229,7 @@ std::optional<CertifiedDomain> certified_domain_of(const json& weights) {
 }
 json weights_to_json(const ModelT<mpfr::mpreal>& m) { return to_json_impl(m); }
 
-ModelT<mpfr::mpreal> weights_from_json(const json& j, long bits) {
+ModelT<mpfr::mpreal> weights_from_json(const json& j, long bits, DecimalRounding* rounding) {
   if (!j.is_object()) bad("", "expected a JSON object");
   if (j.contains("format") && j["format"] != kWeightsFormat)
     bad("format", std::string("expected \"") + kWeightsFormat + "\"");
@@ -243,13 +267,22 @@ ModelT<mpfr::mpreal> weights_from_json(const json& j, long bits) {
   if (declared > kMaxWeightScalars / static_cast<std::size_t>(std::max<long>(bits / 64, 1)))
     bad("", "too many weights (" + std::to_string(declared) + ") at " + std::to_string(bits) + " bits");
   ModelT<mpfr::mpreal> m = make_model<mpfr::mpreal>(a, Precision{bits});
-  for (const auto& t : layout.tensors()) read_tensor(j, t, bits, m.params);
+  if (rounding) {
+    *rounding = DecimalRounding{};
+    rounding->param_radius.assign(layout.size(), mpfr::mpreal(0));
+    rounding->temperature_radius.assign(layout.temperature_count(), mpfr::mpreal(0));
+  }
+  for (const auto& t : layout.tensors()) read_tensor(j, t, bits, m.params, rounding);
   for (std::size_t l = 0; l < layout.layers().size(); ++l)
     for (std::size_t h = 0; h < layout.layers()[l].heads.size(); ++h) {
       const std::string hn = "layers[" + std::to_string(l) + "].heads[" + std::to_string(h) + "]";
-      const mpfr::mpreal beta = read_scalar(member(layers[l]["heads"][h], "beta", hn), hn + ".beta", bits);
+      const std::size_t k = layout.layers()[l].heads[h].temperature;
+      mpfr::mpreal radius;
+      const mpfr::mpreal beta = read_scalar(member(layers[l]["heads"][h], "beta", hn), hn + ".beta", bits, "weights",
+                                            rounding ? &radius : nullptr);
+      if (rounding) rounding->temperature_radius[k] = radius, rounding->note(radius, hn + ".beta");
       if (!(beta > 0)) bad(hn + ".beta", "expected a temperature > 0");
-      m.temperatures[layout.layers()[l].heads[h].temperature] = beta;
+      m.temperatures[k] = beta;
     }
   return m;
 }

@@ -22,9 +22,23 @@ inline constexpr std::size_t kMaxWeightScalars = std::size_t{1} << 26;  // weigh
 nlohmann::json weights_to_json(const ModelT<double>& m);
 nlohmann::json weights_to_json(const ModelT<mpfr::mpreal>& m);
 
-/// Reads a weights document; decimal strings are rounded to `bits` (a JSON number is exact).
+/// Where the reader could not hold a decimal string exactly. Binary floating point holds 0.1 at no precision, so a
+/// proof about "the function the file defines" must carry the difference: |denoted − stored| ≤ radius, entry by
+/// entry (indexed like ModelT::params and ModelT::temperatures; 0 where the stored value is exact).
+struct DecimalRounding {
+  std::vector<mpfr::mpreal> param_radius, temperature_radius;
+  std::size_t rounded = 0;  // entries with a radius > 0
+  std::string first;        // the JSON path of the first of them
+  void note(const mpfr::mpreal& radius, const std::string& path) {
+    if (radius > 0 && rounded++ == 0) first = path;
+  }
+};
+
+/// Reads a weights document; decimal strings are rounded to `bits` (a JSON number is exact). With `rounding`, each
+/// decimal string is read at enough bits for its digits (at least `bits`, at most 16384) and the radius of what is
+/// still rounded is recorded there (certify encloses it: docs/certify.md §2).
 /// Throws InputError naming the JSON path of the offending entry.
-ModelT<mpfr::mpreal> weights_from_json(const nlohmann::json& j, long bits);
+ModelT<mpfr::mpreal> weights_from_json(const nlohmann::json& j, long bits, DecimalRounding* rounding = nullptr);
 
 
 /// What a weights file was certified for: the target, the sequence length and token dimension, the input

@@ -22,6 +22,15 @@ namespace {
 
 constexpr long kPrec = 128;
 
+// The working precision of the balls: 128 bits, or 64 more than the longest weight needs (a decimal string read at
+// 400 bits would otherwise lose its last digits to the first product, and a large readout would magnify that).
+long working_precision(const ModelT<mpfr::mpreal>& m) {
+  long bits = 0;
+  for (const auto& v : m.params) bits = std::max<long>(bits, mpfr_min_prec(v.mpfr_srcptr()));
+  for (const auto& v : m.temperatures) bits = std::max<long>(bits, mpfr_min_prec(v.mpfr_srcptr()));
+  return bits <= 64 ? kPrec : std::max(kPrec, bits + 64);
+}
+
 void validate(const ModelT<mpfr::mpreal>& m, const CertifyRequest& q) {
   if (q.T < 1 || q.T > 64) throw InputError("--T", "expected 1 <= T <= 64");
   if (q.d != m.arch.d) throw InputError("--d", "the model's tokens have d = " + std::to_string(m.arch.d) + ", not " + std::to_string(q.d));
@@ -41,6 +50,16 @@ void validate(const ModelT<mpfr::mpreal>& m, const CertifyRequest& q) {
     throw InputError("--checkpoint-every", "expected 0 < S <= 86400 seconds");
 }
 
+// b ← b ± radius.
+void add_error(ArbBall& b, const mpfr::mpreal& radius) {
+  if (radius == 0) return;
+  arf_t r;
+  arf_init(r);
+  arf_set_mpfr(r, radius.mpfr_srcptr());
+  arb_add_error_arf(b.raw(), r);
+  arf_clear(r);
+}
+
 template <class S>
 Sequence<S> as_sequence(const std::vector<S>& flat, int T, int d) {
   Sequence<S> X(T);
@@ -52,27 +71,45 @@ Sequence<S> as_sequence(const std::vector<S>& flat, int T, int d) {
 // T and d: what the branch-and-bound and the enclosure audit evaluate.
 class ErrorEvaluation {
  public:
-  ErrorEvaluation(const ModelT<mpfr::mpreal>& model, const ParsedTarget& target, int T, int d)
-      : dual_(convert_model<DualBall>(model, Precision{kPrec})),
-        ball_(convert_model<ArbBall>(model, Precision{kPrec})),
+  /// `rounding`: the reader's radii (the file's decimal strings that the stored weights only approximate); every
+  /// weight ball is widened by its radius, so the enclosures hold for the values the file denotes.
+  ErrorEvaluation(const ModelT<mpfr::mpreal>& model, const ParsedTarget& target, int T, int d,
+                  const DecimalRounding* rounding = nullptr)
+      : prec_(working_precision(model)),
+        dual_(convert_model<DualBall>(model, Precision{prec_})),
+        ball_(convert_model<ArbBall>(model, Precision{prec_})),
         layout_(model.arch),
         target_(target),
         T_(T),
-        d_(d) {}
+        d_(d) {
+    if (!rounding) return;
+    for (std::size_t i = 0; i < rounding->param_radius.size(); ++i) {
+      add_error(dual_.params[i].value, rounding->param_radius[i]);
+      add_error(ball_.params[i], rounding->param_radius[i]);
+    }
+    for (std::size_t i = 0; i < rounding->temperature_radius.size(); ++i) {
+      add_error(dual_.temperatures[i].value, rounding->temperature_radius[i]);
+      add_error(ball_.temperatures[i], rounding->temperature_radius[i]);
+    }
+  }
   BoxEvaluation on_box() const {
     return [this](const std::vector<DualBall>& x) {
       const Sequence<DualBall> X = as_sequence(x, T_, d_);
-      return forward(dual_, layout_, X).y - evaluate_target(target_, X, Precision{kPrec});
+      return forward(dual_, layout_, X).y - evaluate_target(target_, X, Precision{prec_});
     };
   }
   PointEvaluation at_point() const {
     return [this](const std::vector<ArbBall>& x) {
       const Sequence<ArbBall> X = as_sequence(x, T_, d_);
-      return forward(ball_, layout_, X).y - evaluate_target(target_, X, Precision{kPrec});
+      return forward(ball_, layout_, X).y - evaluate_target(target_, X, Precision{prec_});
     };
   }
 
+ /// The balls' working precision.
+  long precision() const { return prec_; }
+
  private:
+  long prec_;
   ModelT<DualBall> dual_;
   ModelT<ArbBall> ball_;
   ParamLayout layout_;
@@ -118,7 +155,8 @@ EnclosureAudit audit_box_enclosures(const Model& model, const std::string& targe
   return a;
 }
 
-CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const CertifyRequest& request) {
+CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const CertifyRequest& request,
+                            const DecimalRounding* rounding) {
   CertifyRequest q = request;
   if (q.d == 0) q.d = file_model.arch.d;
   validate(file_model, q);
@@ -134,7 +172,9 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
                                           "weights a double holds");
   const Model as_double = convert_model<double>(file_model, Precision{53});
   const ModelT<mpfr::mpreal> model = in_double ? convert_model<mpfr::mpreal>(as_double, Precision{256}) : file_model;
-  const ErrorEvaluation evaluation(model, target, q.T, q.d);
+  // In float64 the weights are the doubles; otherwise the values the file denotes, enclosed with the reader's radii.
+  const DecimalRounding* radii = !in_double && rounding && rounding->rounded > 0 ? rounding : nullptr;
+  const ErrorEvaluation evaluation(model, target, q.T, q.d, radii);
   const BoxEvaluation on_box = evaluation.on_box();
   const PointEvaluation at_point = evaluation.at_point();
   BranchAndBoundOptions o;
@@ -144,14 +184,16 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   o.budget_seconds = q.budget_seconds;
   o.max_boxes = q.max_boxes;
   o.threads = q.threads;
-  o.prec = kPrec;
+  o.prec = evaluation.precision();
   o.checkpoint_path = q.checkpoint;
   o.checkpoint_seconds = q.checkpoint_seconds;
   // What the search is about; budgets and gaps may change between a run and its resumption.
   o.fingerprint = settings_version(std::string("certify-v1/build=") + INFOFLOW_BUILD_COMMIT, json{{"weights", weights_to_json(model)}, {"target", q.target}, {"T", q.T},
-                                                      {"d", q.d}, {"execution", q.execution}});
+                                                      {"d", q.d}, {"execution", q.execution},
+                                                      {"rounded_decimals", radii ? radii->rounded : 0}});
   CertifyReport rep;
   rep.request = q;
+  rep.rounded_decimals = radii ? radii->rounded : 0;
   rep.result = sup_abs_branch_and_bound(on_box, at_point, o);
   rep.boxes_per_second = rep.result.seconds > 0 ? rep.result.boxes / rep.result.seconds : 0;
   if (in_double) {
@@ -172,6 +214,15 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
 }
 
 
+std::string covers_text(const CertifyReport& r) {
+  if (r.double_execution) return "the real-number function of the weights rounded to double, and (below) its float64 execution";
+  std::string s = "the real-number function the weights define (not floating-point execution)";
+  if (r.rounded_decimals > 0)
+    s += "; " + std::to_string(r.rounded_decimals) +
+         " decimal string(s) not exact in binary are enclosed as balls holding the value each denotes";
+  return s;
+}
+
 void to_json(json& j, const CertifyReport& r) {
   j = json{{"target", r.request.target},
            {"T", r.request.T},
@@ -189,9 +240,7 @@ void to_json(json& j, const CertifyReport& r) {
            {"boxes_per_second", r.boxes_per_second},
            {"resumed", r.result.resumed},
            {"grade", "certified upper bound (arb, whole box); lower bound attained at an input (arb)"},
-           {"covers", r.double_execution ? "the real-number function of the weights rounded to double, and (below) "
-                                           "its float64 execution"
-                                         : "the real-number function the weights define (not floating-point execution)"}};
+           {"covers", covers_text(r)}};
   if (r.double_execution)
     j["double_execution"] = {{"rounding_bound", bound_to_json(r.double_execution->rounding_bound)},
                              {"sup_error_upper", bound_to_json(r.double_execution->upper)},
@@ -212,6 +261,8 @@ std::string certify_table(const CertifyReport& r) {
   o << "  gap " << num(r.result.gap()) << (r.result.complete ? " (requested gap reached)" : " (stopped by " + r.result.stopped_by + ")")
     << ", " << r.result.boxes << " boxes in " << format_number(r.result.seconds, 3) << " s (" << format_number(r.boxes_per_second, 4)
     << " boxes/s)" << (r.result.resumed ? ", resumed from a checkpoint" : "") << "\n";
+  if (r.rounded_decimals > 0)
+    o << "  " << r.rounded_decimals << " decimal weight(s) not exact in binary: enclosed as balls around the values the file denotes\n";
   if (r.double_execution) {
     o << "  float64 execution (weights rounded to double, ForwardPass<double>):\n";
     if (std::isfinite(r.double_execution->rounding_bound))

@@ -4,6 +4,7 @@
 // It certifies the real-number function the weights define (not its floating-point execution).
 #include "numerics/certify/branch_and_bound.hpp"
 #include "numerics/model/model.hpp"
+#include "numerics/model/weights_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -42,7 +43,10 @@ struct CertifyReport {
   BranchAndBoundResult result;
   double boxes_per_second = 0;
   std::optional<DoubleExecutionReport> double_execution;
+  std::size_t rounded_decimals = 0;  // weights held as balls (decimal strings the reader could not hold exactly)
 };
+/// What the certificate covers, in words (the JSON field "covers").
+std::string covers_text(const CertifyReport& r);
 void to_json(nlohmann::json& j, const CertifyReport& r);
 std::string certify_table(const CertifyReport& r);
 
@@ -50,7 +54,10 @@ std::string certify_table(const CertifyReport& r);
 /// model's, T outside 1..64 or beyond the model's positional table, T·d > 64, an empty box, a gap < 0, a budget
 /// outside (0, 1 day], threads outside 1..256, an execution other than real or double, or a checkpoint file that
 /// belongs to another model or request.
-CertifyReport certify_model(const ModelT<mpfr::mpreal>& model, const CertifyRequest& request);
+/// `rounding` (from weights_from_json): the reader's radii; the weights are enclosed as balls around the stored
+/// values, so the certificate covers the values the file's decimal strings denote (execution "real").
+CertifyReport certify_model(const ModelT<mpfr::mpreal>& model, const CertifyRequest& request,
+                            const DecimalRounding* rounding = nullptr);
 
 /// Two independent routes to one model's sup error (docs/certify.md §4): branch-and-bound (any model) against a
 /// lemma-composed certificate (the construction's own proof) and sampled errors. Fails when the attained lower bound
