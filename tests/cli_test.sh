@@ -58,6 +58,18 @@ expect "certify foreign checkpoint" 2 "--checkpoint: the checkpoint .* belongs t
 echo '{"schema": 1}' > "$work/bnb_bad.json"
 expect "certify malformed checkpoint" 2 "--checkpoint" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --checkpoint "$work/bnb_bad.json"
 expect "certify big T" 2 "--T: expected 1 <= T <= 64" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 100
+# certify: exit 0 when the gap is reached; a proof certificate that check-certificate verifies (0), refuses when
+# altered (1), and refuses as input when it is about another model (2).
+expect "certify reaches the gap" 0 "requested gap reached" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 1 --certificate "$work/cert.json"
+expect "certify's certificate verified" 0 "verified by the independent checker" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 1 --certificate "$work/cert.json"
+expect "check-certificate" 0 "VERIFIED" -- "$cli" check-certificate "$work/cert.json" --weights "$weights" --threads 2
+$py - "$work/cert.json" "$work/cert_low.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["claim"]["sup_error_upper"] = c["claim"]["sup_error_lower"]; json.dump(c, open(sys.argv[2], "w"))
+PY
+expect "check-certificate altered claim" 1 "NOT VERIFIED" -- "$cli" check-certificate "$work/cert_low.json" --weights "$weights"
+expect "check-certificate other model" 2 "--weights: the certificate is about another model" -- "$cli" check-certificate "$work/cert.json" --weights "$single"
+expect "check-certificate not one" 2 "certificate: expected a document" -- "$cli" check-certificate "$work/in_ok.json" --weights "$weights"
 expect "bound bad class-T" 2 "--class-T" -- "$cli" thm1 --class-T 40 --out "$work/ct"
 expect "eval bad value" 2 '--inputs inputs\[0\]\[1\]\[1\]: expected a decimal number' -- "$cli" eval --weights "$weights" --inputs "$work/in_bad.json"
 expect "eval bad shape" 2 '--inputs inputs\[0\]\[1\]: expected a token of dimension d = 2' -- "$cli" eval --weights "$weights" --inputs "$work/in_shape.json"

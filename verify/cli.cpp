@@ -261,8 +261,29 @@ int cmd_certify(const std::string& weights, CertifyRequest q, const std::string&
   const CertifyReport rep = certify_model(model, q, &rounding);
   if (as_json) std::cout << json(rep).dump(2) << "\n";
   else std::cout << certify_table(rep);
+  if (rep.certificate_check && !rep.certificate_check->verified()) {
+    std::cerr << "error: the certificate " << q.certificate << " did not verify: a defect in certify; please report it\n";
+    return kExitCheckFailed;
+  }
   // "Unknown" is an outcome, as verification tools report it: the bounds printed are valid, the gap not reached.
   return rep.result.complete ? 0 : kExitUnknown;
+}
+
+int cmd_check_certificate(const std::string& file, const std::string& weights, int threads, bool as_json) {
+  DecimalRounding rounding;
+  const auto model = weights_from_json(read_json_file(weights, "--weights"), 256, &rounding);
+  const CertificateCheckReport rep = check_certificate_file(read_json_file(file, "certificate"), model, &rounding, threads);
+  const CertificateVerdict& v = rep.verdict;
+  if (as_json)
+    std::cout << json{{"verified", v.verified()}, {"problem", rep.problem},
+                      {"sup_error_upper", rep.claim.upper}, {"sup_error_lower", rep.claim.lower},
+                      {"tree_well_formed", v.tree_well_formed}, {"tree_problem", v.tree_problem},
+                      {"leaves", v.leaves}, {"leaves_not_bounded", v.leaves_not_bounded},
+                      {"largest_leaf_bound", bound_to_json(v.worst_leaf)}, {"lower_attained", v.lower_attained},
+                      {"seconds", v.seconds}}.dump(2)
+              << "\n";
+  else std::cout << certificate_check_table(rep);
+  return v.verified() ? 0 : kExitCheckFailed;
 }
 
 // ---- fit ----
@@ -588,7 +609,23 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   certify->add_option("--checkpoint", certify_request.checkpoint,
                       "save the search to this file as it runs and resume from it (same model, target, T, box)");
   certify->add_option("--checkpoint-every", certify_request.checkpoint_seconds, "seconds between saves (default 10)");
+  certify->add_option("--certificate", certify_request.certificate,
+                      "write the proof (split tree, claim) to this file and verify it at once by the checker's own "
+                      "route (docs/certificate-format.md)");
   certify->add_flag("--json", certify_json, "print JSON instead of a table");
+  certify->footer("Exit codes: 0 the requested gap was reached (and the certificate, if any, verified); 4 unknown: "
+                  "the budget ran out first (the bounds printed are valid, only loose); 2 bad input; 1 a certificate "
+                  "the checker refused (a defect: please report it).");
+  std::string check_file, check_weights;
+  int check_threads = 1;
+  bool check_json = false;
+  auto* check_cert = app.add_subcommand("check-certificate", "verify a certify proof certificate against a weights file");
+  check_cert->add_option("certificate", check_file, "the certificate (certify --certificate FILE)")->required();
+  check_cert->add_option("--weights", check_weights, "the weights JSON the certificate is about")->required();
+  check_cert->add_option("--threads", check_threads, "threads over leaves (default 1; the verdict does not depend on it)");
+  check_cert->add_flag("--json", check_json, "print JSON instead of a table");
+  check_cert->footer("Exit codes: 0 verified; 1 not verified (a leaf above the claim, a malformed tree, or the attained "
+                     "point below the claimed lower bound); 2 bad input (not a certificate, or one about another model).");
   std::string csv, band;
   auto* fit = app.add_subcommand("fit", "fit log y against log x from a CSV with columns x,y");
   fit->add_option("--csv", csv, "CSV file with a header naming columns x and y")->required();
@@ -644,6 +681,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, g.seed);
     if (certify->parsed()) return cmd_certify(certify_weights, certify_request, certify_box, certify_json);
+    if (check_cert->parsed()) return cmd_check_certificate(check_file, check_weights, check_threads, check_json);
     if (bound->parsed()) return cmd_bound(bound_weights, bound_request, bound_json, g.seed);
     if (plan->parsed()) return cmd_plan(po);
     if (regress->parsed()) return cmd_regress(baseline, current, junit, update_baseline);

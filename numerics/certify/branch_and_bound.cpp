@@ -120,6 +120,20 @@ Evaluated evaluate(Box box, const BoxEvaluation& on_box, const PointEvaluation& 
 
 }  // namespace
 
+std::vector<int> SplitTree::preorder() const {
+  std::vector<int> out;
+  if (split.empty()) return out;
+  out.reserve(split.size());
+  std::vector<long> stack{0};
+  while (!stack.empty()) {
+    const long id = stack.back();
+    stack.pop_back();
+    out.push_back(split[id]);
+    if (split[id] >= 0) stack.push_back(first_child[id] + 1), stack.push_back(first_child[id]);  // lower half first
+  }
+  return out;
+}
+
 nlohmann::json bound_to_json(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -134,7 +148,7 @@ ArbBall box_enclosure(const BoxEvaluation& on_box, const PointEvaluation& at_poi
 namespace {
 
 using Queue = std::priority_queue<Box, std::vector<Box>, ByUpper>;
-constexpr const char* kCheckpointSchema = "infoflow-verify/bnb-checkpoint/1";
+constexpr const char* kCheckpointSchema = "infoflow-verify/bnb-checkpoint/2";
 
 // An unbounded box stores its upper bound as "inf" (bound_to_json); any other string is not a box of this search.
 double bound_from_json(const nlohmann::json& j) { return j == "inf" ? INFINITY : j.get<double>(); }
@@ -155,7 +169,8 @@ void save_state(const std::string& path, const std::string& fingerprint, const B
   const BranchAndBoundResult& r = s.result;
   const nlohmann::json state{{"schema", kCheckpointSchema}, {"fingerprint", fingerprint}, {"box_lo", o.lo}, {"box_hi", o.hi},
                              {"lower", r.lower}, {"argmax", r.argmax}, {"boxes", r.boxes}, {"seconds", r.seconds},
-                             {"order", s.order}, {"open_boxes", boxes}};
+                             {"order", s.order}, {"open_boxes", boxes}, {"tree_split", r.tree.split},
+                             {"tree_first_child", r.tree.first_child}};
   // Sealed (numerics/util/record_seal.hpp): the open boxes are trusted on resumption, so a file with boxes
   // deleted, added or altered, or counters changed, must not verify.
   write_json_file(path, {{"seal", RecordSeal::instance().seal(state.dump())}, {"state", state}}, "--checkpoint");
@@ -195,6 +210,10 @@ bool load_state(const BranchAndBoundOptions& o, const PointEvaluation& at_point,
     if (!inside(r.argmax, r.argmax) || !(r.lower >= 0) || r.boxes < 1 || !(r.seconds >= 0) || s.order < 1 ||
         s.order > (1L << 60))
       refuse("holds a best point or counters that are not this search's");
+    r.tree.split = j.at("tree_split").get<std::vector<int>>();
+    r.tree.first_child = j.at("tree_first_child").get<std::vector<long>>();
+    if (r.tree.split.size() != static_cast<std::size_t>(s.order) || r.tree.first_child.size() != r.tree.split.size())
+      refuse("holds a split tree that is not its boxes'");
     for (const auto& b : j.at("open_boxes")) {
       Box box{b.at("lo").get<std::vector<double>>(), b.at("hi").get<std::vector<double>>(), bound_from_json(b.at("upper")),
               b.at("split").get<int>(), b.at("order").get<long>()};
@@ -236,8 +255,11 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
   Queue& queue = state.queue;
   const double seconds_before = r.seconds;
   double last_save = 0;
+  // Every box evaluated enters the split tree as a leaf; a split makes it an inner node.
   auto accept = [&](Evaluated&& ev) {
     ++r.boxes;
+    if (r.tree.split.size() <= static_cast<std::size_t>(ev.box.order))
+      r.tree.split.resize(ev.box.order + 1, -1), r.tree.first_child.resize(ev.box.order + 1, -1);
     if (ev.best_value > r.lower || r.argmax.empty()) r.lower = std::max(r.lower, ev.best_value), r.argmax = ev.best_point;
     queue.push(std::move(ev.box));
   };
@@ -322,6 +344,8 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
         continue;
       }
       Box a{p.lo, p.hi, INFINITY, 0, order++}, b{p.lo, p.hi, INFINITY, 0, order++};
+      r.tree.split[p.order] = s;
+      r.tree.first_child[p.order] = a.order;
       a.hi[s] = mid;
       b.lo[s] = mid;
       children.push_back(std::move(a));

@@ -36,6 +36,17 @@ struct BranchAndBoundOptions {
   double checkpoint_seconds = 10;
 };
 
+/// The search's split tree: every box it evaluated, by id (creation order; the root is 0). A box split on
+/// coordinate s at m = (lo_s + hi_s)/2 has the halves lo_s..m (id first_child) and m..hi_s (id first_child + 1).
+/// The leaves cover the search box, and each leaf's enclosure bounds |e| by the search's upper bound: what a proof
+/// certificate (numerics/certify/certificate.hpp) writes down and an independent checker verifies.
+struct SplitTree {
+  std::vector<int> split;          // by id: the coordinate split on, or −1 for a leaf
+  std::vector<long> first_child;   // by id: the id of the lower half, or −1 for a leaf
+  /// The tree in preorder, one entry per box: its split coordinate, or −1 for a leaf (the certificate's form).
+  std::vector<int> preorder() const;
+};
+
 struct BranchAndBoundResult {
   double upper = 0;               // certified: sup |e| ≤ upper over the whole box
   double lower = 0;               // attained: |e(argmax)| ≥ lower
@@ -45,6 +56,7 @@ struct BranchAndBoundResult {
   bool complete = false;          // the gap was reached (otherwise the budget stopped it)
   std::string stopped_by;         // "gap", "budget", "max-boxes"
   bool resumed = false;           // continued from a checkpoint
+  SplitTree tree;                 // every box evaluated (not written by to_json: see certificate.hpp)
   double gap() const { return upper - lower; }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BranchAndBoundResult, upper, lower, argmax, boxes, seconds, complete, stopped_by, resumed)

@@ -113,15 +113,29 @@ const RecordSeal& RecordSeal::instance() {
   return seal;
 }
 
+namespace {
+std::string to_hex(const unsigned char* bytes, unsigned int len) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < len; ++i) out += {hex[bytes[i] >> 4], hex[bytes[i] & 15]};
+  return out;
+}
+}  // namespace
+
+std::string sha256_hex(const std::string& text) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (!EVP_Digest(text.data(), text.size(), md, &len, EVP_sha256(), nullptr))
+    throw ContractError("sha256_hex", "SHA-256 failed");
+  return to_hex(md, len);
+}
+
 std::string RecordSeal::seal(const std::string& text) const {
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (!HMAC(EVP_sha256(), key_, kKeyBytes, reinterpret_cast<const unsigned char*>(text.data()), text.size(), mac, &len))
     throw ContractError("RecordSeal::seal", "HMAC-SHA256 failed");
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) out += {hex[mac[i] >> 4], hex[mac[i] & 15]};
-  return out;
+  return to_hex(mac, len);
 }
 
 bool RecordSeal::verifies(const std::string& text, const std::string& seal_hex) const {

@@ -15,6 +15,9 @@
 
 namespace infoflow {
 
+/// SHA-256 of `text` as 64 lowercase hex digits: names a document (a certificate's model), vouches for nothing.
+std::string sha256_hex(const std::string& text);
+
 class RecordSeal {
  public:
   /// The process's seal, with its key read or created on first use (thread-safe).

@@ -1,6 +1,7 @@
 #include "theorems/common/certify_model.hpp"
 
 #include "numerics/certify/double_execution.hpp"
+#include "numerics/util/record_seal.hpp"
 #include "numerics/model/forward.hpp"
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
@@ -74,8 +75,8 @@ class ErrorEvaluation {
   /// `rounding`: the reader's radii (the file's decimal strings that the stored weights only approximate); every
   /// weight ball is widened by its radius, so the enclosures hold for the values the file denotes.
   ErrorEvaluation(const ModelT<mpfr::mpreal>& model, const ParsedTarget& target, int T, int d,
-                  const DecimalRounding* rounding = nullptr)
-      : prec_(working_precision(model)),
+                  const DecimalRounding* rounding = nullptr, long precision = 0)
+      : prec_(precision > 0 ? precision : working_precision(model)),
         dual_(convert_model<DualBall>(model, Precision{prec_})),
         ball_(convert_model<ArbBall>(model, Precision{prec_})),
         layout_(model.arch),
@@ -155,13 +156,20 @@ EnclosureAudit audit_box_enclosures(const Model& model, const std::string& targe
   return a;
 }
 
-CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const CertifyRequest& request,
-                            const DecimalRounding* rounding) {
-  CertifyRequest q = request;
-  if (q.d == 0) q.d = file_model.arch.d;
-  validate(file_model, q);
-  const ParsedTarget target = parse_target(q.target);
-  check_target_evaluable(target, q.T, q.d);
+namespace {
+
+// The function a certificate is about: the model (the file's weights, or those weights rounded to double for
+// execution "double"), the reader's radii where they apply, and the problem's identity as written in checkpoints and
+// certificates (the model by its digest).
+struct CertifiedFunction {
+  ModelT<mpfr::mpreal> model;
+  Model as_double;
+  const DecimalRounding* radii = nullptr;
+  json problem;
+};
+
+CertifiedFunction certified_function(const ModelT<mpfr::mpreal>& file_model, const CertifyRequest& q,
+                                     const DecimalRounding* rounding) {
   // In float64 the model that runs is the file's weights rounded to double; certify that one (exactly) and add
   // the rounding of its execution.
   const bool in_double = q.execution == "double";
@@ -170,11 +178,36 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
       throw InputError("--execution", "double: " + *w + " is beyond the double range (" + kDoubleRangeText +
                                           "), so the model has no float64 execution; expected --execution real, or "
                                           "weights a double holds");
-  const Model as_double = convert_model<double>(file_model, Precision{53});
-  const ModelT<mpfr::mpreal> model = in_double ? convert_model<mpfr::mpreal>(as_double, Precision{256}) : file_model;
+  CertifiedFunction f;
+  f.as_double = convert_model<double>(file_model, Precision{53});
+  f.model = in_double ? convert_model<mpfr::mpreal>(f.as_double, Precision{256}) : file_model;
   // In float64 the weights are the doubles; otherwise the values the file denotes, enclosed with the reader's radii.
-  const DecimalRounding* radii = !in_double && rounding && rounding->rounded > 0 ? rounding : nullptr;
-  const ErrorEvaluation evaluation(model, target, q.T, q.d, radii);
+  f.radii = !in_double && rounding && rounding->rounded > 0 ? rounding : nullptr;
+  const std::size_t rounded = f.radii ? f.radii->rounded : 0;
+  std::string identity = weights_to_json(f.model).dump();
+  if (f.radii) {
+    for (std::size_t i = 0; i < f.radii->param_radius.size(); ++i)
+      if (f.radii->param_radius[i] > 0) identity += "|p" + std::to_string(i) + "±" + f.radii->param_radius[i].toString(20);
+    for (std::size_t i = 0; i < f.radii->temperature_radius.size(); ++i)
+      if (f.radii->temperature_radius[i] > 0) identity += "|b" + std::to_string(i) + "±" + f.radii->temperature_radius[i].toString(20);
+  }
+  f.problem = json{{"weights_sha256", sha256_hex(identity)},
+                   {"target", q.target}, {"T", q.T}, {"d", q.d}, {"execution", q.execution},
+                   {"rounded_decimals", rounded}};
+  return f;
+}
+
+}  // namespace
+
+CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const CertifyRequest& request,
+                            const DecimalRounding* rounding) {
+  CertifyRequest q = request;
+  if (q.d == 0) q.d = file_model.arch.d;
+  validate(file_model, q);
+  const ParsedTarget target = parse_target(q.target);
+  check_target_evaluable(target, q.T, q.d);
+  const CertifiedFunction f = certified_function(file_model, q, rounding);
+  const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii);
   const BoxEvaluation on_box = evaluation.on_box();
   const PointEvaluation at_point = evaluation.at_point();
   BranchAndBoundOptions o;
@@ -188,15 +221,21 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   o.checkpoint_path = q.checkpoint;
   o.checkpoint_seconds = q.checkpoint_seconds;
   // What the search is about; budgets and gaps may change between a run and its resumption.
-  o.fingerprint = settings_version(std::string("certify-v1/build=") + INFOFLOW_BUILD_COMMIT, json{{"weights", weights_to_json(model)}, {"target", q.target}, {"T", q.T},
-                                                      {"d", q.d}, {"execution", q.execution},
-                                                      {"rounded_decimals", radii ? radii->rounded : 0}});
+  o.fingerprint = settings_version(std::string("certify-v2/build=") + INFOFLOW_BUILD_COMMIT, f.problem);
   CertifyReport rep;
   rep.request = q;
-  rep.rounded_decimals = radii ? radii->rounded : 0;
+  rep.rounded_decimals = f.radii ? f.radii->rounded : 0;
   rep.result = sup_abs_branch_and_bound(on_box, at_point, o);
   rep.boxes_per_second = rep.result.seconds > 0 ? rep.result.boxes / rep.result.seconds : 0;
-  if (in_double) {
+  if (!q.certificate.empty() && std::isfinite(rep.result.upper)) {
+    // The proof, written down and checked at once by the checker's own route: `complete` rests on it.
+    const json document = certificate_to_json(rep.result, o.lo, o.hi, o.prec, f.problem);
+    write_json_file(q.certificate, document, "--certificate");
+    rep.certificate_check = check_certificate(certificate_claim_from_json(document), on_box, at_point, q.threads);
+    rep.result.complete = rep.result.complete && rep.certificate_check->verified();
+  }
+  const Model& as_double = f.as_double;
+  if (q.execution == "double") {
     DoubleExecutionReport d;
     d.rounding_bound = double_execution_error_bound(as_double, q.T, q.box_lo, q.box_hi).output_error;
     d.upper = (ArbBall(rep.result.upper, kPrec) + ArbBall(d.rounding_bound, kPrec)).upper();
@@ -213,6 +252,52 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   return rep;
 }
 
+
+CertificateCheckReport check_certificate_file(const json& certificate, const ModelT<mpfr::mpreal>& file_model,
+                                              const DecimalRounding* rounding, int threads) {
+  if (threads < 1 || threads > 256) throw InputError("--threads", "expected 1 <= K <= 256");
+  CertificateCheckReport rep;
+  rep.claim = certificate_claim_from_json(certificate);  // first: a document that is not a certificate says so
+  CertifyRequest q;
+  try {
+    const json& p = certificate.at("problem");
+    q.target = p.at("target").get<std::string>();
+    q.T = p.at("T").get<int>();
+    q.d = p.at("d").get<int>();
+    q.execution = p.at("execution").get<std::string>();
+  } catch (const json::exception& e) {
+    throw InputError("certificate", std::string("expected a \"problem\" with target, T, d and execution: ") + e.what());
+  }
+  validate(file_model, q);
+  const ParsedTarget target = parse_target(q.target);
+  check_target_evaluable(target, q.T, q.d);
+  const CertifiedFunction f = certified_function(file_model, q, rounding);
+  if (certificate["problem"].value("weights_sha256", "") != f.problem["weights_sha256"])
+    throw InputError("--weights", "the certificate is about another model (its weights_sha256 is not this file's " +
+                                      f.problem["weights_sha256"].get<std::string>() + ")");
+  rep.problem = f.problem;
+  if (rep.claim.lo.size() != static_cast<std::size_t>(q.T * q.d))
+    throw InputError("certificate", "its box has " + std::to_string(rep.claim.lo.size()) + " coordinates, not T*d = " +
+                                        std::to_string(q.T * q.d));
+  const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii, rep.claim.prec);
+  rep.verdict = check_certificate(rep.claim, evaluation.on_box(), evaluation.at_point(), threads);
+  return rep;
+}
+
+std::string certificate_check_table(const CertificateCheckReport& r) {
+  std::ostringstream o;
+  const CertificateVerdict& v = r.verdict;
+  o << "certificate for target " << r.problem["target"].get<std::string>() << ", T = " << r.problem["T"] << ", d = " << r.problem["d"]
+    << ", execution " << r.problem["execution"].get<std::string>() << "\n";
+  o << "  claim: sup |model - F| <= " << format_bound(r.claim.upper, 6, true) << " over the box, >= "
+    << format_bound(r.claim.lower, 6, false) << " attained\n";
+  if (!v.tree_well_formed) o << "  NOT VERIFIED: the split tree is malformed (" << v.tree_problem << ")\n";
+  o << "  " << v.leaves << " leaves re-enclosed (natural interval ∩ centred form, arb at " << r.claim.prec
+    << " bits): largest bound " << format_bound(v.worst_leaf, 6, true) << ", " << v.leaves_not_bounded << " above the claim\n";
+  o << "  attained point re-evaluated: " << (v.lower_attained ? "yes" : "NO, its value is below the claimed lower bound") << "\n";
+  o << "  " << (v.verified() ? "VERIFIED" : "NOT VERIFIED") << " in " << format_number(v.seconds, 3) << " s\n";
+  return o.str();
+}
 
 std::string covers_text(const CertifyReport& r) {
   if (r.double_execution) return "the real-number function of the weights rounded to double, and (below) its float64 execution";
@@ -241,6 +326,12 @@ void to_json(json& j, const CertifyReport& r) {
            {"resumed", r.result.resumed},
            {"grade", "certified upper bound (arb, whole box); lower bound attained at an input (arb)"},
            {"covers", covers_text(r)}};
+  if (r.certificate_check)
+    j["certificate"] = {{"path", r.request.certificate},
+                        {"verified", r.certificate_check->verified()},
+                        {"leaves", r.certificate_check->leaves},
+                        {"leaves_not_bounded", r.certificate_check->leaves_not_bounded},
+                        {"check_seconds", r.certificate_check->seconds}};
   if (r.double_execution)
     j["double_execution"] = {{"rounding_bound", bound_to_json(r.double_execution->rounding_bound)},
                              {"sup_error_upper", bound_to_json(r.double_execution->upper)},
@@ -261,6 +352,10 @@ std::string certify_table(const CertifyReport& r) {
   o << "  gap " << num(r.result.gap()) << (r.result.complete ? " (requested gap reached)" : " (stopped by " + r.result.stopped_by + ")")
     << ", " << r.result.boxes << " boxes in " << format_number(r.result.seconds, 3) << " s (" << format_number(r.boxes_per_second, 4)
     << " boxes/s)" << (r.result.resumed ? ", resumed from a checkpoint" : "") << "\n";
+  if (r.certificate_check)
+    o << "  certificate " << r.request.certificate << ": " << r.certificate_check->leaves << " leaves, "
+      << (r.certificate_check->verified() ? "verified" : "NOT verified") << " by the independent checker in "
+      << format_number(r.certificate_check->seconds, 3) << " s\n";
   if (r.rounded_decimals > 0)
     o << "  " << r.rounded_decimals << " decimal weight(s) not exact in binary: enclosed as balls around the values the file denotes\n";
   if (r.double_execution) {

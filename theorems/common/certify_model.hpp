@@ -3,6 +3,7 @@
 // and any target of the framework's syntax, by interval branch-and-bound (numerics/certify/branch_and_bound.hpp).
 // It certifies the real-number function the weights define (not its floating-point execution).
 #include "numerics/certify/branch_and_bound.hpp"
+#include "numerics/certify/certificate.hpp"
 #include "numerics/model/model.hpp"
 #include "numerics/model/weights_json.hpp"
 
@@ -29,6 +30,9 @@ struct CertifyRequest {
   /// same model and request resumes from it (docs/certify.md §5).
   std::string checkpoint;
   double checkpoint_seconds = 10;
+  /// When non-empty, a proof certificate (docs/certificate-format.md) is written there and checked at once by the
+  /// checker's own route; `complete` then requires the check to pass.
+  std::string certificate;
 };
 
 /// The float64 execution's figures (execution = "double").
@@ -44,6 +48,7 @@ struct CertifyReport {
   double boxes_per_second = 0;
   std::optional<DoubleExecutionReport> double_execution;
   std::size_t rounded_decimals = 0;  // weights held as balls (decimal strings the reader could not hold exactly)
+  std::optional<CertificateVerdict> certificate_check;  // with request.certificate
 };
 /// What the certificate covers, in words (the JSON field "covers").
 std::string covers_text(const CertifyReport& r);
@@ -58,6 +63,17 @@ std::string certify_table(const CertifyReport& r);
 /// values, so the certificate covers the values the file's decimal strings denote (execution "real").
 CertifyReport certify_model(const ModelT<mpfr::mpreal>& model, const CertifyRequest& request,
                             const DecimalRounding* rounding = nullptr);
+
+/// `infoflow-verify check-certificate`: the certificate's problem (target, T, d, execution, the model's digest) must
+/// be this model's (else InputError); then every leaf is re-enclosed and the attained point re-evaluated.
+struct CertificateCheckReport {
+  nlohmann::json problem;
+  CertificateClaim claim;
+  CertificateVerdict verdict;
+};
+CertificateCheckReport check_certificate_file(const nlohmann::json& certificate, const ModelT<mpfr::mpreal>& model,
+                                              const DecimalRounding* rounding, int threads);
+std::string certificate_check_table(const CertificateCheckReport& r);
 
 /// Two independent routes to one model's sup error (docs/certify.md §4): branch-and-bound (any model) against a
 /// lemma-composed certificate (the construction's own proof) and sampled errors. Fails when the attained lower bound

@@ -1,0 +1,162 @@
+#include "numerics/certify/certificate.hpp"
+
+#include "numerics/util/errors.hpp"
+
+#include <chrono>
+#include <cmath>
+
+namespace infoflow {
+
+using nlohmann::json;
+
+nlohmann::json certificate_to_json(const BranchAndBoundResult& r, const std::vector<double>& lo,
+                                   const std::vector<double>& hi, long prec, const json& problem) {
+  return json{{"format", kCertificateFormat},
+              {"problem", problem},
+              {"box_lo", lo},
+              {"box_hi", hi},
+              {"claim", {{"sup_error_upper", bound_to_json(r.upper)}, {"sup_error_lower", r.lower}, {"attained_at", r.argmax}}},
+              {"precision_bits", prec},
+              {"tree", r.tree.preorder()}};
+}
+
+CertificateClaim certificate_claim_from_json(const json& j) {
+  const auto refuse = [](const std::string& why) -> CertificateClaim { throw InputError("certificate", why); };
+  CertificateClaim c;
+  try {
+    if (!j.is_object() || j.value("format", "") != kCertificateFormat)
+      return refuse(std::string("expected a document with \"format\": \"") + kCertificateFormat + "\"");
+    c.lo = j.at("box_lo").get<std::vector<double>>();
+    c.hi = j.at("box_hi").get<std::vector<double>>();
+    const json& claim = j.at("claim");
+    if (!claim.at("sup_error_upper").is_number()) return refuse("claims no finite upper bound: there is nothing to check");
+    c.upper = claim.at("sup_error_upper").get<double>();
+    c.lower = claim.at("sup_error_lower").get<double>();
+    c.attained_at = claim.at("attained_at").get<std::vector<double>>();
+    c.prec = j.at("precision_bits").get<long>();
+    c.preorder = j.at("tree").get<std::vector<int>>();
+  } catch (const json::exception& e) {
+    return refuse(std::string("malformed: ") + e.what());
+  }
+  const std::size_t n = c.lo.size();
+  if (n == 0 || n > 64 || c.hi.size() != n || c.attained_at.size() != n)
+    return refuse("expected a box of 1 to 64 coordinates and an attained point of the same size");
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(std::isfinite(c.lo[i]) && std::isfinite(c.hi[i]) && c.lo[i] <= c.hi[i] && c.lo[i] <= c.attained_at[i] &&
+          c.attained_at[i] <= c.hi[i]))
+      return refuse("expected finite box ends lo <= hi with the attained point inside");
+  if (!(std::isfinite(c.upper) && c.lower >= 0 && c.lower <= c.upper))
+    return refuse("expected 0 <= lower <= upper < inf");
+  if (c.prec < 64 || c.prec > (1 << 16)) return refuse("expected precision_bits in [64, 65536]");
+  return c;
+}
+
+namespace {
+
+// A bound on |x| for every x in the ball: +inf for a ball that is not finite (or has a NaN midpoint).
+double magnitude_bound(double lower, double upper) {
+  const double m = std::max(std::fabs(lower), std::fabs(upper));
+  return std::isnan(m) ? INFINITY : m;
+}
+
+// The checker's own enclosure of |e| over the box [lo, hi]: with c the centre and r the radius of the box as an arb
+// ball (every x of the box has |x_i − c_i| ≤ r_i), e(x) lies in e(c) ± Σ_i sup|∂_i e(box)|·r_i (mean-value
+// theorem for Lipschitz functions, the gradient enclosure holding every Clarke gradient) and in the natural
+// enclosure e(box); it lies in their intersection, whose magnitude is returned.
+double leaf_bound(const std::vector<double>& lo, const std::vector<double>& hi, const BoxEvaluation& on_box,
+                  const PointEvaluation& at_point, long prec) {
+  const std::size_t n = lo.size();
+  std::vector<DualBall> box;
+  std::vector<ArbBall> centre, radius;
+  for (std::size_t i = 0; i < n; ++i) {
+    const ArbBall side = ArbBall::interval(lo[i], hi[i], prec);
+    box.push_back(DualBall::variable(side, i, n));
+    ArbBall c(prec), r(prec);
+    arf_set(arb_midref(c.raw()), arb_midref(side.raw()));  // exact: a point
+    arb_get_rad_arb(r.raw(), side.raw());
+    centre.push_back(std::move(c));
+    radius.push_back(std::move(r));
+  }
+  const DualBall e = on_box(box);
+  double low = e.value.lower(), high = e.value.upper();
+  if (e.grad.empty() || e.grad.size() == n) {
+    ArbBall spread(0.0, prec);
+    for (std::size_t i = 0; i < e.grad.size(); ++i) {
+      ArbBall g(prec);
+      arb_get_abs_ubound_arf(arb_midref(g.raw()), e.grad[i].raw(), prec);
+      spread += g * radius[i];
+    }
+    ArbBall centred = at_point(centre);
+    arb_add_error(centred.raw(), spread.raw());
+    const double cl = centred.lower(), ch = centred.upper();
+    if (!std::isnan(cl) && !std::isnan(ch)) low = std::isnan(low) ? cl : std::max(low, cl), high = std::isnan(high) ? ch : std::min(high, ch);
+  }
+  if (!(low <= high)) return INFINITY;  // two enclosures that do not meet: one of them is not one
+  return magnitude_bound(low, high);
+}
+
+}  // namespace
+
+CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEvaluation& on_box,
+                                     const PointEvaluation& at_point, int threads) {
+  const auto start = std::chrono::steady_clock::now();
+  CertificateVerdict v;
+  const std::size_t n = claim.lo.size();
+  struct Leaf {
+    std::vector<double> lo, hi;
+  };
+  std::vector<Leaf> stack{{claim.lo, claim.hi}}, batch;
+  // Leaves are bounded in batches (parallel), and merged in tree order (deterministic for any thread count).
+  const auto flush = [&] {
+    std::vector<double> bound(batch.size());
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+    for (std::size_t k = 0; k < batch.size(); ++k) bound[k] = leaf_bound(batch[k].lo, batch[k].hi, on_box, at_point, claim.prec);
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      ++v.leaves;
+      v.worst_leaf = std::max(v.worst_leaf, bound[k]);
+      if (bound[k] <= claim.upper) continue;
+      if (v.leaves_not_bounded++ == 0) v.first_unbounded_lo = batch[k].lo, v.first_unbounded_hi = batch[k].hi;
+    }
+    batch.clear();
+  };
+  std::size_t pos = 0;
+  while (!stack.empty()) {
+    if (pos >= claim.preorder.size()) {
+      v.tree_problem = "the tree ends with boxes still undescribed: the leaves would not cover the box";
+      break;
+    }
+    Leaf box = std::move(stack.back());
+    stack.pop_back();
+    const int s = claim.preorder[pos++];
+    if (s == -1) {
+      batch.push_back(std::move(box));
+      if (batch.size() >= 256) flush();
+      continue;
+    }
+    if (s < 0 || static_cast<std::size_t>(s) >= n) {
+      v.tree_problem = "entry " + std::to_string(pos - 1) + " splits coordinate " + std::to_string(s) + " of " + std::to_string(n);
+      break;
+    }
+    const double mid = 0.5 * (box.lo[s] + box.hi[s]);
+    if (!(box.lo[s] < mid && mid < box.hi[s])) {
+      v.tree_problem = "entry " + std::to_string(pos - 1) + " splits a side that has no interior midpoint";
+      break;
+    }
+    Leaf upper_half = box;
+    upper_half.lo[s] = mid;
+    box.hi[s] = mid;
+    stack.push_back(std::move(upper_half));
+    stack.push_back(std::move(box));  // the lower half comes first in preorder
+  }
+  if (v.tree_problem.empty() && pos != claim.preorder.size())
+    v.tree_problem = "the tree has " + std::to_string(claim.preorder.size() - pos) + " entries after its last leaf";
+  v.tree_well_formed = v.tree_problem.empty();
+  if (v.tree_well_formed) flush();
+  std::vector<ArbBall> point;
+  for (double x : claim.attained_at) point.emplace_back(x, claim.prec);
+  v.lower_attained = abs(at_point(point)).lower() >= claim.lower;  // NaN (an indeterminate value) fails
+  v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return v;
+}
+
+}  // namespace infoflow
