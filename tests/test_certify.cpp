@@ -12,6 +12,7 @@
 #include "theorems/depth_separation/two_layer_construction.hpp"
 #include "numerics/util/mutation.hpp"
 #include "theorems/infoflow/target_eval.hpp"
+#include "theorems/kth_retrieval/argmax_construction.hpp"
 #include "theorems/kth_retrieval/kth_largest_target.hpp"
 
 #include <catch2/catch.hpp>
@@ -584,4 +585,22 @@ TEST_CASE("a resumed search writes a certificate that covers the boxes of both r
   straight.certificate = test::temp_path("certificate-straight.json");
   (void)certify_model(model, straight);
   CHECK(read_json_file(straight.certificate, "c").at("tree") == read_json_file(q.certificate, "c").at("tree"));
+}
+
+TEST_CASE("the gradient audit holds the dual balls' derivatives against central differences", "[certify]") {
+  // The softmax derivative dropped, or its coefficient shrunk: both plausible slips in forward.cpp that the
+  // value audit catches only thinly (a few of 2400 points); derivatives at random points show them plainly on the
+  // k = 1 construction, whose softmax is mixed on much of the cube (the min-dot construction's is mostly saturated).
+  const OneHeadArgmaxConstruction con(4, 0.1);
+  const std::string target = "kth_largest(1, x[t])";
+  const GradientAudit sound = audit_gradient_enclosures(con.model(), target, 4, 40, 11);
+  CHECK(sound.derivatives == 160);
+  CHECK(sound.violations == 0);
+  for (Mutant m : {Mutant::DualBallDropsSoftmaxDerivative, Mutant::SoftmaxCoefficientQuartered}) {
+    set_active_mutant(m);
+    const GradientAudit broken = audit_gradient_enclosures(con.model(), target, 4, 40, 11);
+    set_active_mutant(Mutant::None);
+    INFO("mutant " << static_cast<int>(m) << ": " << broken.violations << " of " << broken.derivatives);
+    CHECK(broken.violations > 0);
+  }
 }

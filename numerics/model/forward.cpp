@@ -173,17 +173,24 @@ class ForwardPass {
     const S& beta = m_.temperatures[ho.temperature];
     const std::size_t T = keys.size();
     const S one = ScalarTraits<S>::from_double(1.0, m_.precision);
-    Vec<S> out(ho.value_dim, zero_);
+    // z[t][s] = β q·(k_s − k_t), s ≠ t (z[t][t] unused), and each weight's enclosure from them.
+    std::vector<std::vector<S>> z(T, std::vector<S>(T, zero_));
+    std::vector<ArbBall> w(T);
     for (std::size_t t = 0; t < T; ++t) {
-      std::vector<S> z;  // β q·(k_s − k_t), s ≠ t
+      std::vector<ArbBall> zt;
       for (std::size_t s = 0; s < T; ++s) {
         if (s == t) continue;
         S diff = zero_;
         for (int i = 0; i < ho.key_dim; ++i) diff += query[i] * (keys[s][i] - keys[t][i]);
-        z.push_back(beta * diff);
+        z[t][s] = beta * diff;
+        zt.push_back(value_of(z[t][s]));
       }
-      const S w = weight_from_differences(z, one);
-      for (int i = 0; i < ho.value_dim; ++i) out[i] += w * values[t][i];
+      w[t] = weight_from_differences(zt, value_of(one));
+    }
+    Vec<S> out(ho.value_dim, zero_);
+    for (std::size_t t = 0; t < T; ++t) {
+      const S wt = weight_with_gradient(t, z, w);
+      for (int i = 0; i < ho.value_dim; ++i) out[i] += wt * values[t][i];
     }
     for (int i = 0; i < ho.value_dim; ++i) {
       ArbBall hull = value_of(values[0][i]);
@@ -207,23 +214,31 @@ class ForwardPass {
       return ArbBall::interval(0.0, 1.0, prec);
     return ArbBall::interval(one / denom_hi, one / denom_lo);
   }
-  // With gradients: ∂w = −w² Σ_s e^{z_s} ∂z_s.
-  static DualBall weight_from_differences(const std::vector<DualBall>& z, const DualBall& one) {
-    std::vector<ArbBall> zv;
-    for (const DualBall& zs : z) zv.push_back(zs.value);
-    const ArbBall w = weight_from_differences(zv, one.value);
-    DualBall r(w);
+  // The weight w_t as the scalar type: for balls its enclosure; for dual balls also its gradient,
+  //   ∂w_t = −w_t² Σ_{s≠t} e^{z_ts} ∂z_ts = −Σ_{s≠t} w_t w_s ∂z_ts     (w_t e^{z_ts} = w_s, exactly),
+  // with each coefficient w_t w_s enclosed from the weights' enclosures and by [0, 1/4] (w_t + w_s ≤ 1). Written
+  // as w_t² e^{z_ts} from a wide box's intervals, the coefficient would reach e^{sup z}: on a sharp softmax that is
+  // astronomically wide where the true one is at most 1/4 (docs/certify.md §1).
+  static ArbBall weight_with_gradient(std::size_t t, const std::vector<std::vector<ArbBall>>&, const std::vector<ArbBall>& w) {
+    return w[t];
+  }
+  static DualBall weight_with_gradient(std::size_t t, const std::vector<std::vector<DualBall>>& z, const std::vector<ArbBall>& w) {
+    DualBall r(w[t]);
     if (mutated(Mutant::DualBallDropsSoftmaxDerivative)) return r;
-    for (const DualBall& zs : z) {
-      if (zs.grad.empty()) continue;
-      const ArbBall coef = -(w * w) * exp(zs.value);
-      if (r.grad.empty()) r.grad.assign(zs.grad.size(), ArbBall(0.0, w.prec()));
-      for (std::size_t i = 0; i < zs.grad.size(); ++i) r.grad[i] += coef * zs.grad[i];
+    const long prec = w[t].prec();
+    const ArbBall quarter = ArbBall::interval(0.0, 0.25, prec);
+    for (std::size_t s = 0; s < z.size(); ++s) {
+      if (s == t || z[t][s].grad.empty()) continue;
+      ArbBall coef = w[t] * w[s], both(prec);
+      if (arb_intersection(both.raw(), coef.raw(), quarter.raw(), prec)) coef = both;
+      coef = mutated(Mutant::SoftmaxCoefficientQuartered) ? coef * ArbBall(-0.25, prec) : -coef;
+      if (r.grad.empty()) r.grad.assign(z[t][s].grad.size(), ArbBall(0.0, prec));
+      for (std::size_t i = 0; i < z[t][s].grad.size(); ++i) r.grad[i] += coef * z[t][s].grad[i];
     }
     return r;
   }
   template <class U>
-  static U weight_from_differences(const std::vector<U>&, const U&) {
+  static U weight_with_gradient(std::size_t, const std::vector<std::vector<U>>&, const std::vector<ArbBall>&) {
     throw ContractError("forward", "pairwise softmax on a point type");
   }
   static const ArbBall& value_of(const ArbBall& b) { return b; }

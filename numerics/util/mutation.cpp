@@ -117,6 +117,10 @@ const std::vector<MutantInfo>& all_mutants() {
        "the packing capacity's normaliser term (the (2Rm + delta)/delta factor) enters with its sign flipped, so the "
        "class bound is too strong",
        {"thm1-depth-separation", "thm2-kth-retrieval"}},
+      {Mutant::SoftmaxCoefficientQuartered, "softmax-coefficient-quartered",
+       "the dual balls' softmax derivative coefficient w_t w_s is taken as a quarter of itself, so certify's gradient "
+       "enclosures miss derivatives where the softmax is mixed",
+       {"thm1-depth-separation", "thm2-kth-retrieval"}},
   };
   return list;
 }

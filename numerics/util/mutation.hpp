@@ -53,6 +53,7 @@ enum class Mutant {
   CompletionAngleOffByOne,      // the completion family's input generator puts z_j at the angle of j + 1
   CompletionRangeDoubled,       // the completion family's parameters carry twice the range their search certified
   PackingNormaliserSignFlipped, // the packing capacity's normaliser term enters with its sign flipped
+  SoftmaxCoefficientQuartered,  // the softmax derivative's coefficient w_t·w_s taken as a quarter of itself (certify)
 };
 
 struct MutantInfo {

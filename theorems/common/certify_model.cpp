@@ -156,6 +156,47 @@ EnclosureAudit audit_box_enclosures(const Model& model, const std::string& targe
   return a;
 }
 
+GradientAudit audit_gradient_enclosures(const Model& model, const std::string& target, int T, int points,
+                                        std::uint64_t seed) {
+  const ParsedTarget t = parse_target(target);
+  const int d = model.arch.d, n = T * d;
+  constexpr long kFinePrec = 512;
+  const ErrorEvaluation e(convert_model<mpfr::mpreal>(model, Precision{256}), t, T, d, nullptr, kFinePrec);
+  const BoxEvaluation on_box = e.on_box();
+  const PointEvaluation at_point = e.at_point();
+  SplitMix64 rng(seed);
+  GradientAudit a;
+  // Central differences with step h = 2^-80 at 512 bits: the truncation error is h²·|e‴|/6, far below the tolerance
+  // for any model whose third derivative is below 1e35 near the point (a kink within h of a random point has
+  // probability ~1e-24).
+  const ArbBall h(std::ldexp(1.0, -80), kFinePrec);
+  for (int p = 0; p < points; ++p) {
+    std::vector<double> x(n);
+    for (double& v : x) v = rng.uniform(0.05, 0.95);
+    std::vector<DualBall> box;
+    for (int i = 0; i < n; ++i)
+      box.push_back(DualBall::variable(ArbBall::interval(x[i] - 0x1p-30, x[i] + 0x1p-30, kFinePrec), i, n));
+    DualBall g = on_box(box);
+    if (g.grad.empty()) g.grad.assign(n, ArbBall(0.0, kFinePrec));
+    for (int i = 0; i < n; ++i) {
+      std::vector<ArbBall> up, down;
+      for (int j = 0; j < n; ++j) {
+        up.emplace_back(x[j], kFinePrec), down.emplace_back(x[j], kFinePrec);
+        if (j == i) up.back() += h, down.back() -= h;
+      }
+      const ArbBall fd = (at_point(up) - at_point(down)) / (h + h);
+      ++a.derivatives;
+      const double tolerance = 1e-12 * (1 + std::fabs(fd.mid()));
+      const double excess = std::max(fd.lower() - g.grad[i].upper(), g.grad[i].lower() - fd.upper()) - tolerance;
+      if (excess > 0) {  // (an unbounded enclosure contains everything: useless, never wrong)
+        ++a.violations;
+        if (std::isfinite(excess)) a.worst_excess = std::max(a.worst_excess, excess);
+      }
+    }
+  }
+  return a;
+}
+
 namespace {
 
 // The function a certificate is about: the model (the file's weights, or those weights rounded to double for
@@ -392,10 +433,12 @@ Check certify_agreement_check(const std::string& id, const std::vector<CertifyAg
   c.statement = "Two routes to a construction's sup error agree: the branch-and-bound interval [lower, upper] of `certify` "
                 "(any model, no lemma) has lower <= the lemma-composed certificate and upper >= every sampled error; and "
                 "the search's box enclosures (natural and mean-value form) contain the point values at random points of "
-                "random boxes, wide and narrow";
-  c.bound = "lower <= lemma certificate, upper >= sampled maximum, no point value outside its box's enclosure";
+                "random boxes, wide and narrow, and its gradient enclosures contain derivatives taken by central "
+                "differences in arb at random points";
+  c.bound = "lower <= lemma certificate, upper >= sampled maximum, no point value outside its box's enclosure, no "
+            "derivative outside its gradient enclosure";
   c.verdict = Verdict::Pass;
-  long audited = 0, violations = 0;
+  long audited = 0, violations = 0, derivatives = 0, gradient_violations = 0;
   for (const auto& k : cases) {
     CertifyRequest q;
     q.target = k.target;
@@ -420,12 +463,21 @@ Check certify_agreement_check(const std::string& id, const std::vector<CertifyAg
     const EnclosureAudit audit = audit_box_enclosures(k.model, k.target, k.T, 300, 8, k.seed);
     c.measured[k.name]["enclosure_audit"] = {{"boxes", audit.boxes}, {"points", audit.points},
                                              {"outside", audit.violations}, {"worst_excess", audit.worst_excess}};
+    // The gradient enclosures the mean-value form rests on, against derivatives by central differences in arb: a
+    // derivative dropped or shrunk in the dual balls (which the value audit above catches only thinly) shows here.
+    const GradientAudit gradients = audit_gradient_enclosures(k.model, k.target, k.T, 40, k.seed + 1);
+    c.measured[k.name]["gradient_audit"] = {{"derivatives", gradients.derivatives}, {"outside", gradients.violations},
+                                            {"worst_excess", gradients.worst_excess}};
     audited += audit.points;
     violations += audit.violations;
-    if (!lower_ok || !upper_ok || audit.violations > 0) c.verdict = Verdict::Fail;
+    gradient_violations += gradients.violations;
+    derivatives += gradients.derivatives;
+    if (!lower_ok || !upper_ok || audit.violations > 0 || gradients.violations > 0) c.verdict = Verdict::Fail;
   }
   c.figure = std::to_string(cases.size()) + " construction(s): lower <= lemma certificate, upper >= sampled; " +
-             std::to_string(violations) + " of " + std::to_string(audited) + " point values outside their box's enclosure";
+             std::to_string(violations) + " of " + std::to_string(audited) + " point values outside their box's enclosure, " +
+             std::to_string(gradient_violations) + " of " + std::to_string(derivatives) +
+             " central differences outside their gradient enclosure";
   return c;
 }
 
