@@ -216,9 +216,9 @@ class ForwardPass {
   }
   // The weight w_t as the scalar type: for balls its enclosure; for dual balls also its gradient,
   //   ∂w_t = −w_t² Σ_{s≠t} e^{z_ts} ∂z_ts = −Σ_{s≠t} w_t w_s ∂z_ts     (w_t e^{z_ts} = w_s, exactly),
-  // with each coefficient w_t w_s enclosed from the weights' enclosures and by [0, 1/4] (w_t + w_s ≤ 1). Written
-  // as w_t² e^{z_ts} from a wide box's intervals, the coefficient would reach e^{sup z}: on a sharp softmax that is
-  // astronomically wide where the true one is at most 1/4 (docs/certify.md §1).
+  // with each coefficient enclosed by w_t w_s from the weights' enclosures, by [0, 1/4] (w_t + w_s ≤ 1) and by
+  // w_t² e^{z_ts}. Alone, the last reaches e^{sup z} on a wide box: on a sharp softmax that is astronomically wide
+  // where the true coefficient is at most 1/4 (docs/certify.md §1).
   static ArbBall weight_with_gradient(std::size_t t, const std::vector<std::vector<ArbBall>>&, const std::vector<ArbBall>& w) {
     return w[t];
   }
@@ -229,8 +229,12 @@ class ForwardPass {
     const ArbBall quarter = ArbBall::interval(0.0, 0.25, prec);
     for (std::size_t s = 0; s < z.size(); ++s) {
       if (s == t || z[t][s].grad.empty()) continue;
+      // Three enclosures of the same number; each is tighter somewhere (the product of two weights on wide boxes,
+      // w_t² e^{z_ts} on narrow ones), so the coefficient is their intersection.
       ArbBall coef = w[t] * w[s], both(prec);
       if (arb_intersection(both.raw(), coef.raw(), quarter.raw(), prec)) coef = both;
+      const ArbBall direct = w[t] * w[t] * exp(z[t][s].value);
+      if (direct.is_finite() && arb_intersection(both.raw(), coef.raw(), direct.raw(), prec)) coef = both;
       coef = mutated(Mutant::SoftmaxCoefficientQuartered) ? coef * ArbBall(-0.25, prec) : -coef;
       if (r.grad.empty()) r.grad.assign(z[t][s].grad.size(), ArbBall(0.0, prec));
       for (std::size_t i = 0; i < z[t][s].grad.size(); ++i) r.grad[i] += coef * z[t][s].grad[i];
