@@ -546,6 +546,12 @@ TEST_CASE("a certificate altered by hand does not verify, and one about another 
   wrong_T["problem"]["T"] = 3;
   CHECK_THROWS_AS(check_certificate_file(wrong_T, s.model, nullptr, 1), InputError);
   CHECK_THROWS_AS(check_certificate_file(nlohmann::json{{"format", "x"}}, s.model, nullptr, 1), InputError);
+  for (const nlohmann::json& entry : {nlohmann::json(1e20), nlohmann::json(18446744073709551615ull), nlohmann::json(-2),
+                                      nlohmann::json(0.5), nlohmann::json("0")}) {
+    nlohmann::json bad = s.certificate;
+    bad["tree"][0] = entry;
+    CHECK_THROWS_AS(check_certificate_file(bad, s.model, nullptr, 1), InputError);  // refused, never converted
+  }
 }
 
 TEST_CASE("the certificate checker catches a search whose enclosures are wrong", "[certify]") {

@@ -33,8 +33,19 @@ CertificateClaim certificate_claim_from_json(const json& j) {
     c.upper = claim.at("sup_error_upper").get<double>();
     c.lower = claim.at("sup_error_lower").get<double>();
     c.attained_at = claim.at("attained_at").get<std::vector<double>>();
+    if (!j.at("precision_bits").is_number_integer()) return refuse("expected an integer precision_bits");
     c.prec = j.at("precision_bits").get<long>();
-    c.preorder = j.at("tree").get<std::vector<int>>();
+    // Entries one by one: a number outside int (1e20) must be refused, not converted.
+    const json& tree = j.at("tree");
+    if (!tree.is_array()) return refuse("expected \"tree\": an array of split coordinates (-1 for a leaf)");
+    c.preorder.reserve(tree.size());
+    for (const json& entry : tree) {
+      const bool in_range = entry.is_number_unsigned()  ? entry.get<unsigned long long>() <= 63
+                            : entry.is_number_integer() ? entry.get<long long>() >= -1 && entry.get<long long>() <= 63
+                                                        : false;
+      if (!in_range) return refuse("expected every tree entry to be an integer in [-1, 63]");
+      c.preorder.push_back(static_cast<int>(entry.get<long long>()));
+    }
   } catch (const json::exception& e) {
     return refuse(std::string("malformed: ") + e.what());
   }
