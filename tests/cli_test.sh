@@ -69,6 +69,9 @@ c = json.load(open(sys.argv[1])); c["claim"]["sup_error_upper"] = c["claim"]["su
 PY
 expect "check-certificate altered claim" 1 "NOT VERIFIED" -- "$cli" check-certificate "$work/cert_low.json" --weights "$weights"
 expect "check-certificate other model" 2 "--weights: the certificate is about another model" -- "$cli" check-certificate "$work/cert.json" --weights "$single"
+cp "$weights" "$work/w_copy.json"
+expect "certificate over the weights" 2 "--certificate: is the same file as --weights" -- "$cli" certify --weights "$work/w_copy.json" --target 'min_{s,t} dot(x[s], x[t])' --T 1 --certificate "$work/w_copy.json"
+expect "check-certificate names its box" 0 "box: \[0, 1\]\^2" -- "$cli" check-certificate "$work/cert.json" --weights "$weights"
 expect "check-certificate not one" 2 "certificate: expected a document" -- "$cli" check-certificate "$work/in_ok.json" --weights "$weights"
 expect "bound bad class-T" 2 "--class-T" -- "$cli" thm1 --class-T 40 --out "$work/ct"
 expect "eval bad value" 2 '--inputs inputs\[0\]\[1\]\[1\]: expected a decimal number' -- "$cli" eval --weights "$weights" --inputs "$work/in_bad.json"

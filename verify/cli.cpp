@@ -256,6 +256,12 @@ int cmd_certify(const std::string& weights, CertifyRequest q, const std::string&
   // certified contains the box typed.
   if (q.box_lo != std::floor(q.box_lo)) q.box_lo = std::nextafter(q.box_lo, -INFINITY);
   if (q.box_hi != std::floor(q.box_hi)) q.box_hi = std::nextafter(q.box_hi, INFINITY);
+  // The certificate replaces its file: never the weights it is about, nor the search's checkpoint.
+  std::error_code ec;
+  for (const auto& [other, what] : {std::pair{weights, "--weights"}, std::pair{q.checkpoint, "--checkpoint"}})
+    if (!q.certificate.empty() && !other.empty() && std::filesystem::exists(q.certificate, ec) &&
+        std::filesystem::equivalent(q.certificate, other, ec))
+      throw InputError("--certificate", std::string("is the same file as ") + what + ": expected a file of its own");
   DecimalRounding rounding;
   const auto model = weights_from_json(read_json_file(weights, "--weights"), 256, &rounding);
   const CertifyReport rep = certify_model(model, q, &rounding);
@@ -275,7 +281,7 @@ int cmd_check_certificate(const std::string& file, const std::string& weights, i
   const CertificateCheckReport rep = check_certificate_file(read_json_file(file, "certificate"), model, &rounding, threads);
   const CertificateVerdict& v = rep.verdict;
   if (as_json)
-    std::cout << json{{"verified", v.verified()}, {"problem", rep.problem},
+    std::cout << json{{"verified", v.verified()}, {"problem", rep.problem}, {"box_lo", rep.claim.lo}, {"box_hi", rep.claim.hi},
                       {"sup_error_upper", rep.claim.upper}, {"sup_error_lower", rep.claim.lower},
                       {"tree_well_formed", v.tree_well_formed}, {"tree_problem", v.tree_problem},
                       {"leaves", v.leaves}, {"leaves_not_bounded", v.leaves_not_bounded},

@@ -91,11 +91,13 @@ json to_json_impl(const ModelT<S>& m) {
   throw InputError(path.empty() ? "weights" : "weights " + path, what);
 }
 
-// Bits enough to hold a decimal string's digits with 64 to spare (capped: what is still rounded gets a radius).
+// Bits enough to hold a decimal string's digits with 64 to spare (capped at 16384: what is still rounded gets a
+// radius), and never fewer than the caller asked for.
 long bits_for_decimal(const std::string& s, long at_least) {
   constexpr long kMaxDecimalBits = 1 << 14;
   const long digits = static_cast<long>(std::min<std::size_t>(s.size(), kMaxDecimalBits));
-  return std::clamp<long>(static_cast<long>(std::ceil(digits * 3.3219280948873623)) + 64, at_least, kMaxDecimalBits);
+  const long needed = std::min<long>(static_cast<long>(std::ceil(digits * 3.3219280948873623)) + 64, kMaxDecimalBits);
+  return std::max(needed, at_least);
 }
 
 // `argument` names the document for the error message ("weights ..." or "--inputs ..."). With `radius` given, a

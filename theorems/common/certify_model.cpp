@@ -12,6 +12,7 @@
 #include "theorems/suite.hpp"
 #include "build_commit.hpp"  // INFOFLOW_BUILD_COMMIT: a checkpoint is resumed by the build that wrote it only
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -266,6 +267,7 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   CertifyReport rep;
   rep.request = q;
   rep.rounded_decimals = f.radii ? f.radii->rounded : 0;
+  if (f.radii) rep.first_rounded = f.radii->first;
   rep.result = sup_abs_branch_and_bound(on_box, at_point, o);
   rep.boxes_per_second = rep.result.seconds > 0 ? rep.result.boxes / rep.result.seconds : 0;
   if (!q.certificate.empty() && std::isfinite(rep.result.upper)) {
@@ -273,7 +275,7 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
     const json document = certificate_to_json(rep.result, o.lo, o.hi, o.prec, f.problem);
     write_json_file(q.certificate, document, "--certificate");
     rep.certificate_check = check_certificate(certificate_claim_from_json(document), on_box, at_point, q.threads);
-    rep.result.complete = rep.result.complete && rep.certificate_check->verified();
+    if (!rep.certificate_check->verified()) rep.result.complete = false, rep.result.stopped_by = "certificate refused";
   }
   const Model& as_double = f.as_double;
   if (q.execution == "double") {
@@ -330,6 +332,14 @@ std::string certificate_check_table(const CertificateCheckReport& r) {
   const CertificateVerdict& v = r.verdict;
   o << "certificate for target " << r.problem["target"].get<std::string>() << ", T = " << r.problem["T"] << ", d = " << r.problem["d"]
     << ", execution " << r.problem["execution"].get<std::string>() << "\n";
+  // The box the proof covers, as the certificate states it (not the one a reader may assume).
+  const auto uniform = [](const std::vector<double>& v) { return std::all_of(v.begin(), v.end(), [&](double x) { return x == v[0]; }); };
+  o << "  box: ";
+  if (uniform(r.claim.lo) && uniform(r.claim.hi))
+    o << "[" << format_number(r.claim.lo[0], 17) << ", " << format_number(r.claim.hi[0], 17) << "]^" << r.claim.lo.size() << "\n";
+  else
+    for (std::size_t i = 0; i < r.claim.lo.size(); ++i)
+      o << "[" << format_number(r.claim.lo[i], 17) << ", " << format_number(r.claim.hi[i], 17) << "]" << (i + 1 < r.claim.lo.size() ? " x " : "\n");
   o << "  claim: sup |model - F| <= " << format_bound(r.claim.upper, 6, true) << " over the box, >= "
     << format_bound(r.claim.lower, 6, false) << " attained\n";
   if (!v.tree_well_formed) o << "  NOT VERIFIED: the split tree is malformed (" << v.tree_problem << ")\n";
@@ -393,12 +403,15 @@ std::string certify_table(const CertifyReport& r) {
   o << "  gap " << num(r.result.gap()) << (r.result.complete ? " (requested gap reached)" : " (stopped by " + r.result.stopped_by + ")")
     << ", " << r.result.boxes << " boxes in " << format_number(r.result.seconds, 3) << " s (" << format_number(r.boxes_per_second, 4)
     << " boxes/s)" << (r.result.resumed ? ", resumed from a checkpoint" : "") << "\n";
+  if (!r.request.certificate.empty() && !r.certificate_check)
+    o << "  certificate " << r.request.certificate << ": not written (no finite upper bound to prove)\n";
   if (r.certificate_check)
     o << "  certificate " << r.request.certificate << ": " << r.certificate_check->leaves << " leaves, "
       << (r.certificate_check->verified() ? "verified" : "NOT verified") << " by the independent checker in "
       << format_number(r.certificate_check->seconds, 3) << " s\n";
   if (r.rounded_decimals > 0)
-    o << "  " << r.rounded_decimals << " decimal weight(s) not exact in binary: enclosed as balls around the values the file denotes\n";
+    o << "  " << r.rounded_decimals << " decimal weight(s) not exact in binary (the first: " << r.first_rounded
+      << "): enclosed as balls around the values the file denotes\n";
   if (r.double_execution) {
     o << "  float64 execution (weights rounded to double, ForwardPass<double>):\n";
     if (std::isfinite(r.double_execution->rounding_bound))

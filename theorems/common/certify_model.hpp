@@ -48,6 +48,7 @@ struct CertifyReport {
   double boxes_per_second = 0;
   std::optional<DoubleExecutionReport> double_execution;
   std::size_t rounded_decimals = 0;  // weights held as balls (decimal strings the reader could not hold exactly)
+  std::string first_rounded;         // the JSON path of the first of them
   std::optional<CertificateVerdict> certificate_check;  // with request.certificate
 };
 /// What the certificate covers, in words (the JSON field "covers").
