@@ -11,6 +11,8 @@
 #include <cmath>
 #include <array>
 #include <cstdio>
+#include <numbers>
+#include <optional>
 #include <vector>
 
 using namespace infoflow;
@@ -70,9 +72,75 @@ TEST_CASE("packing bound: rejects bad arguments and is vacuous when N cannot exc
 TEST_CASE("dilution bound: closed forms", "[lower-bounds]") {
   CHECK_THAT(dilution_lower_bound(8, 0.1, false), Catch::Matchers::WithinRel(0.8 * 4, 1e-12));
   CHECK(dilution_lower_bound(8, 0.1, false) <= 0.8 * 4);
-  CHECK_THAT(dilution_lower_bound(8, 0.1, true), Catch::Matchers::WithinRel(0.8 * 6 / 4, 1e-12));
+  CHECK_THAT(dilution_lower_bound(8, 0.1, true), Catch::Matchers::WithinRel(0.8 * 8 / 4, 1e-12));
+  CHECK_THAT(dilution_lower_bound_minimiser(8, 0.1), Catch::Matchers::WithinRel(0.8 * 6 / 4, 1e-12));
+  CHECK(dilution_lower_bound(2, 0.1, true) > 0);  // the mediant bound holds from T = 2; the previous one was vacuous
+  CHECK(dilution_lower_bound_minimiser(2, 0.1) == 0);
   CHECK(dilution_lower_bound(8, 0.6, false) == 0);
   CHECK_THROWS_AS(dilution_lower_bound(1, 0.1, false), InputError);
+}
+
+namespace {
+
+// The one-head, positional dilution family computed directly: CLS states of A (all e1), B_τ (e2 at τ) and the
+// swapped pair, for weights a_τ = ψ(e1, τ), b_τ = ψ(e2, τ) and values w1_τ, w2_τ in the plane. Returns the smallest
+// gap ‖c(A) − c(B_τ)‖ or ‖c(A′) − c(B′_τ)‖ over τ: the targets differ by 1 across each, so a readout with zero error
+// needs L ≥ 1/gap, and the McShane extension attains it.
+double smallest_dilution_gap(const std::vector<double>& a, const std::vector<double>& b,
+                             const std::vector<std::array<double, 2>>& w1, const std::vector<std::array<double, 2>>& w2) {
+  const std::size_t T = a.size();
+  auto state = [&](bool swapped, std::optional<std::size_t> odd) {
+    std::array<double, 2> num{0, 0};
+    double den = 0;
+    for (std::size_t t = 0; t < T; ++t) {
+      const bool first = (t == odd) == swapped;  // the token is e1
+      const double psi = first ? a[t] : b[t];
+      const auto& w = first ? w1[t] : w2[t];
+      num[0] += psi * w[0], num[1] += psi * w[1], den += psi;
+    }
+    return std::array<double, 2>{num[0] / den, num[1] / den};
+  };
+  double gap = INFINITY;
+  for (bool swapped : {false, true}) {
+    const auto base = state(swapped, std::nullopt);
+    for (std::size_t tau = 0; tau < T; ++tau) {
+      const auto c = state(swapped, tau);
+      gap = std::min(gap, std::hypot(c[0] - base[0], c[1] - base[1]));
+    }
+  }
+  return gap;
+}
+
+}  // namespace
+
+TEST_CASE("dilution with positions: the mediant step, on random weights and on the counterexample to T/2", "[lower-bounds]") {
+  // The proof's step: some gap is ≤ 4R/T, so L·R ≥ R/gap ≥ T/4 for any readout with zero error on the family.
+  SplitMix64 rng = test::rng_for("dilution-mediant");
+  double closest = INFINITY;  // the smallest (R/gap)/(T/4) seen: ≥ 1 by the mediant bound
+  for (int trial = 0; trial < 2000 * test::multiplier(); ++trial) {
+    const int T = 2 + static_cast<int>(rng.uniform() * 10);
+    std::vector<double> a(T), b(T);
+    std::vector<std::array<double, 2>> w1(T), w2(T);
+    const double R = 1.0;
+    for (int t = 0; t < T; ++t) {
+      a[t] = std::exp(rng.uniform(-8, 8)), b[t] = std::exp(rng.uniform(-8, 8));
+      for (auto* w : {&w1[t], &w2[t]}) {
+        const double angle = rng.uniform(0, 2 * std::numbers::pi), radius = R * std::sqrt(rng.uniform());
+        *w = {radius * std::cos(angle), radius * std::sin(angle)};
+      }
+    }
+    closest = std::min(closest, R / smallest_dilution_gap(a, b, w1, w2) / (T / 4.0));
+  }
+  CHECK(closest >= 1 - 1e-12);
+  // docs/theory.md §3.2: T = 4, ψ(e1, ·) = (1, 1, η, η), ψ(e2, ·) = (η, η, 1, 1), w(e1, ·) = (u1, u2, u1, u2) and
+  // w(e2, ·) = −w(e1, ·) with cos∠(u1, u2) = 1/3 reaches L·R = √3: below T/2 = 2 (so the no-position bound fails with
+  // positions), above the mediant bound T/4 = 1.
+  const double eta = 1e-9, c = 1.0 / 3, s = std::sqrt(1 - c * c);
+  const std::array<double, 2> u1{1, 0}, u2{c, s}, m1{-1, 0}, m2{-c, -s};
+  const double lr = 1.0 / smallest_dilution_gap({1, 1, eta, eta}, {eta, eta, 1, 1}, {u1, u2, u1, u2}, {m1, m2, m1, m2});
+  CHECK_THAT(lr, Catch::Matchers::WithinRel(std::sqrt(3.0), 1e-6));
+  CHECK(lr < 4 / 2.0);
+  CHECK(lr >= dilution_lower_bound(4, 1e-300, true));
 }
 
 TEST_CASE("completion family: certified parameters hold on every sampled point", "[lower-bounds]") {
@@ -105,6 +173,40 @@ TEST_CASE("completion family: a range past the certified one is refused", "[lowe
   p.rho *= 1.5;    // now some condition fails somewhere in the box
   CHECK(completion_family_min_slack(p) < 0);
   CHECK_FALSE(certify_completion_family(p, 512).certified);
+  CHECK_FALSE(certify_completion_family_at_vertices(p).certified);
+}
+
+TEST_CASE("completion family: a millionth below the largest range, decided at the vertices", "[lower-bounds]") {
+  for (int m = 2; m <= 11; ++m) {
+    const CompletionFamilyParams stored = completion_family_for(m, 1);
+    const CompletionFamilyParams tight = tightened_completion_family(stored);
+    const CompletionFamilyCertificate cert = certify_completion_family_at_vertices(tight);
+    INFO("m=" << m << " stored rho=" << stored.rho << " tightened rho=" << tight.rho << " failure=" << cert.failure);
+    REQUIRE(cert.certified);
+    // The stored families keep 0.95 of the largest range their (shorter) bisection found.
+    CHECK(tight.rho >= stored.rho / 0.95 * (1 - 1e-6) * (1 - 1e-8));
+    CHECK(tight.rho <= stored.rho / 0.95 * 1.0001);
+    // Both routes decide the stored family.
+    CHECK(certify_completion_family_at_vertices(stored).certified);
+    // Just past the largest range some condition fails, and the vertex route says so.
+    CompletionFamilyParams past = tight;
+    past.rho = tight.rho / (1 - 1e-6) * (1 + 1e-6);
+    CHECK(completion_family_min_slack(past) < 0);
+    CHECK_FALSE(certify_completion_family_at_vertices(past).certified);
+    // A second route at the tightened range: the target computed directly (min over all pairs) at the corners of the
+    // box, where the slacks are smallest, equals the family's formula.
+    SplitMix64 rng = test::rng_for("tight-family-m" + std::to_string(m));
+    for (int trial = 0; trial < 100 * test::multiplier(); ++trial) {
+      std::vector<double> theta;
+      for (int k = 0; k < m; ++k) theta.push_back(rng.uniform() < 0.5 ? 0.0 : tight.rho);
+      const int j = static_cast<int>(rng.uniform_index(m));
+      const auto X = completion_family_input(tight, theta, j);
+      double F = INFINITY;
+      for (const auto& a : X)
+        for (const auto& b : X) F = std::min(F, a[0] * b[0] + a[1] * b[1]);
+      CHECK_THAT(F, Catch::Matchers::WithinAbs(completion_family_value(tight, theta, j), 1e-12));
+    }
+  }
 }
 
 

@@ -138,18 +138,35 @@ ClassPackingBound completion_packing_bound(const SingleLayerClass& cls, const Pa
   return b;
 }
 
-double dilution_lower_bound(int T, double eps, bool positional) {
+namespace {
+
+// 1 − 2ε as a ball; the callers return 0 for ε ≥ 1/2.
+ArbBall dilution_margin(double eps, long prec) {
+  return ArbBall(1.0, prec) - ArbBall(2.0, prec) * ArbBall(eps, prec);
+}
+
+void validate_dilution(int T, double eps) {
   if (T < 2) throw InputError("--T", "expected T >= 2");
   if (!(eps > 0 && eps < 1)) throw InputError("--eps", "expected 0 < eps < 1");
+}
+
+}  // namespace
+
+double dilution_lower_bound(int T, double eps, bool positional) {
+  validate_dilution(T, eps);
   if (eps >= 0.5) return 0;
   const long prec = 128;
-  const ArbBall margin = ArbBall(1.0, prec) - ArbBall(2.0, prec) * ArbBall(eps, prec);
-  if (positional) {
-    if (T < 3) return 0;
-    return (margin * ArbBall(T - 2.0, prec) / ArbBall(4.0, prec)).lower();
-  }
-  const double factor = mutated(Mutant::DilutionBoundDoubled) ? 1.0 : 2.0;
-  return (margin * ArbBall(static_cast<double>(T), prec) / ArbBall(factor, prec)).lower();
+  // Without positions: the smaller of the two state gaps is ≤ 2R/T. With them: the mediant of the 2T gap bounds
+  // is 4R/T (docs/lower-bounds.md §4), so some gap is ≤ 4R/T.
+  const double factor = positional ? 4.0 : mutated(Mutant::DilutionBoundDoubled) ? 1.0 : 2.0;
+  return (dilution_margin(eps, prec) * ArbBall(static_cast<double>(T), prec) / ArbBall(factor, prec)).lower();
+}
+
+double dilution_lower_bound_minimiser(int T, double eps) {
+  validate_dilution(T, eps);
+  if (eps >= 0.5 || T < 3) return 0;
+  const long prec = 128;
+  return (dilution_margin(eps, prec) * ArbBall(T - 2.0, prec) / ArbBall(4.0, prec)).lower();
 }
 
 }  // namespace infoflow

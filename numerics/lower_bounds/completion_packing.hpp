@@ -11,7 +11,8 @@
 //     N ≤ C · [((2 + t)/t)^n · (2·completions + t)/t]^h,   t = δ/R,   C = (h(n+1))!/(n!)^h.
 // The right side decreases in t; with t_up certified to make it < N, t < t_up and L·R > (g − 2ε)/t_up.
 //
-// Dilution (§4, one head): four inputs force L·R ≥ (1 − 2ε)·T/2 without positions, (1 − 2ε)(T − 2)/4 with.
+// Dilution (§4, one head): four inputs force L·R ≥ (1 − 2ε)·T/2 without positions; 2T + 2 inputs force
+// (1 − 2ε)·T/4 with them (the mediant of the 2T gap bounds; the previous route, a minimising position, gave (T − 2)/4).
 #include "numerics/scalar/arb_ball.hpp"
 
 #include <nlohmann/json.hpp>
@@ -61,8 +62,12 @@ double completion_packing_bound_at_grid(const SingleLayerClass& cls, const Packi
 /// The same inequality in plain double arithmetic: the test oracle for the arb computation.
 double completion_packing_bound_double(const SingleLayerClass& cls, const PackingFamily& fam, double eps, long G);
 
-/// Dilution (one head): L·R ≥ (1 − 2ε)·T/2 without positional encodings, (1 − 2ε)(T − 2)/4 with them
-/// (T ≥ 3); 0 when ε ≥ 1/2. Rounded down.
+/// Dilution (one head): L·R ≥ (1 − 2ε)·T/2 without positional encodings, (1 − 2ε)·T/4 with them (the mediant
+/// bound); 0 when ε ≥ 1/2. Rounded down. Throws InputError for T < 2 or ε outside (0, 1).
 double dilution_lower_bound(int T, double eps, bool positional);
+
+/// The previous positional bound, (1 − 2ε)(T − 2)/4 from a minimising position (0 for T < 3): reported beside the
+/// mediant bound for one release so the gain shows; the mediant bound is larger at every T.
+double dilution_lower_bound_minimiser(int T, double eps);
 
 }  // namespace infoflow

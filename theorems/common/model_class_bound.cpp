@@ -237,9 +237,14 @@ std::string model_bound_table(const ModelBoundReport& r) {
   o << "  packing: grid G = " << r.packing.grid << " (" << r.packing.family_inputs << " inputs), family error (certified) "
     << num(r.packing.family_error) << ", class bound " << num(r.packing.bound)
     << (r.packing.vacuous ? " (vacuous: <= trivial " + num(r.packing.trivial) + ")" : "") << "\n";
-  if (r.dilution)
-    o << "  dilution: family error (certified) " << num(r.dilution->family_error) << ", class bound " << num(r.dilution->bound)
-      << (r.dilution->bound > 0 ? "" : " (vacuous)") << "\n";
+  if (r.dilution) {
+    // The dilution bound speaks of L·R with R on e1, e2 (its own tokens), not of the packing family's L·R above.
+    const DilutionModelCheck& d = *r.dilution;
+    o << "  dilution: R on e1, e2 (certified) " << num(d.value_norm) << ", L*R " << num(d.lr) << ", family error (certified) "
+      << num(d.family_error) << ", class bound " << num(d.bound) << (d.bound > 0 ? "" : " (vacuous)");
+    if (d.positional) o << " [(1-2e)T/4; the previous route's (1-2e)(T-2)/4: " << num(d.bound_previous) << "]";
+    o << "\n";
+  }
   o << "  sampled error (random inputs, not certified) " << num(r.sampled_error) << "\n";
   if (!r.note.empty()) o << "  note: " << r.note << "\n";
   o << (r.respects ? "consistent with" : "INCONSISTENT with") << " the class bounds (L*R >= every bound)\n";

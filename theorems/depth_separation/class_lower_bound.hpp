@@ -23,12 +23,14 @@ struct DilutionModelCheck {
   double value_norm = 0;       // R on the family's tokens e1, e2 (certified upper bound)
   double family_error = 0;     // max |y − F| over the 2T+2 (or 4) dilution inputs (certified upper bound)
   double bound = 0;            // the class bound at that error
+  double bound_previous = 0;   // with positions: the previous route's (1 − 2ε)(T − 2)/4, shown beside for one release
   bool positional = false;
   bool respects = true;        // L·R ≥ bound
-  double ratio() const { return bound > 0 ? lipschitz_upper * value_norm / bound : INFINITY; }
+  double lr = 0;               // L·R with R on e1, e2 (certified upper bound): what the dilution bound speaks of
+  double ratio() const { return bound > 0 ? lr / bound : INFINITY; }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DilutionModelCheck, T, lipschitz_upper, lipschitz_method, value_norm, family_error,
-                                   bound, positional, respects)
+                                   bound, bound_previous, positional, respects, lr)
 
 /// The dilution inputs for a model with token dimension d ≥ 2: all e1, all e2, and the same with the other
 /// unit vector at position τ (τ = T − 1 only, or every τ when the model has positions), with their targets.

@@ -127,12 +127,33 @@ double largest_rho(CompletionFamilyParams p, const Geometry<double>& g, const st
   p.rho = 0;
   if (!in_domain(p, g) || min_slack(p, g, conds) < 0) return 0;
   double lo = 0, hi = 2;
-  for (int it = 0; it < 32; ++it) {
+  for (int it = 0; it < 64; ++it) {
     p.rho = 0.5 * (lo + hi);
     if (in_domain(p, g) && min_slack(p, g, conds) >= 0) lo = p.rho;
     else hi = p.rho;
   }
   return lo;
+}
+
+// The box of a_k = r + θ_k is [r, top] with top ≥ r + ρ rounded up, so the grid point θ = ρ (computed exactly in arb)
+// is inside what gets certified.
+double box_top(const CompletionFamilyParams& p, long prec) { return (ArbBall(p.r, prec) + ArbBall(p.rho, prec)).upper(); }
+
+// The tokens lie in the square: z_j has coordinates s·cos, s·sin in [0, s] ⊂ [0, 1] (cos, sin ≥ 0); x_k needs
+// (r + ρ)·cos φ_k ≤ 1 and (r + ρ)·sin φ_k ≤ 1 (and r ≥ 0 for x_k ≤ 1). Decided in arb; `failure` says why not.
+bool tokens_in_square(const CompletionFamilyParams& p, const Geometry<ArbBall>& g, double top_d, long prec,
+                      std::string& failure) {
+  if (!(p.rho > 0)) {
+    failure = "the range rho is 0";
+    return false;
+  }
+  const ArbBall one(1.0, prec), top(top_d, prec), zero(0.0, prec);
+  bool domain = p.s > 0 && p.s <= 1 && p.r >= 0;
+  for (int k = 0; k < p.m && domain; ++k)
+    domain = less_equal(top * g.c[k], one) == Tribool::True && less_equal(top * g.sn[k], one) == Tribool::True &&
+             less_equal(zero, g.c[k]) == Tribool::True && less_equal(zero, g.sn[k]) == Tribool::True;
+  if (!domain) failure = "a token leaves [0,1]^2";
+  return domain;
 }
 
 }  // namespace
@@ -213,24 +234,8 @@ CompletionFamilyCertificate certify_completion_family(const CompletionFamilyPara
   }
   if (p.m < 1 || static_cast<int>(p.t.size()) != p.m) throw ContractError("certify_completion_family", "t has m entries");
   const Geometry<ArbBall> g(p, [&](double v) { return ArbBall(v, prec); });
-  // The box of a_k = r + θ_k is [r, top] with top ≥ r + ρ rounded up, so the grid point θ = ρ (computed exactly
-  // in arb) is inside what gets certified.
-  const double top_d = (ArbBall(p.r, prec) + ArbBall(p.rho, prec)).upper();
-  // The tokens lie in the square: z_j has coordinates s·cos, s·sin in [0, s] ⊂ [0, 1] (cos, sin ≥ 0); x_k needs
-  // (r + ρ)·cos φ_k ≤ 1 and (r + ρ)·sin φ_k ≤ 1 (and r ≥ 0 for x_k ≤ 1).
-  const ArbBall one(1.0, prec), top(top_d, prec), zero_ball(0.0, prec);
-  if (!(p.rho > 0)) {
-    cert.failure = "the range rho is 0";
-    return cert;
-  }
-  bool domain = p.s > 0 && p.s <= 1 && p.r >= 0;
-  for (int k = 0; k < p.m && domain; ++k)
-    domain = less_equal(top * g.c[k], one) == Tribool::True && less_equal(top * g.sn[k], one) == Tribool::True &&
-             less_equal(zero_ball, g.c[k]) == Tribool::True && less_equal(zero_ball, g.sn[k]) == Tribool::True;
-  if (!domain) {
-    cert.failure = "a token leaves [0,1]^2";
-    return cert;
-  }
+  const double top_d = box_top(p, prec);
+  if (!tokens_in_square(p, g, top_d, prec, cert.failure)) return cert;
   struct Box {
     std::vector<double> lo, hi;
   };
@@ -267,6 +272,61 @@ CompletionFamilyCertificate certify_completion_family(const CompletionFamilyPara
       stack.push_back(std::move(right));
     }
     cert.boxes += boxes;
+  }
+  cert.certified = true;
+  cert.output_range_lower = (ArbBall(p.rho, prec) * ArbBall(p.s, prec)).lower();
+  return cert;
+}
+
+CompletionFamilyParams tightened_completion_family(const CompletionFamilyParams& p, double keep) {
+  if (!(keep > 0 && keep < 1)) throw ContractError("tightened_completion_family", "expected 0 < keep < 1");
+  if (p.m < 1 || static_cast<int>(p.t.size()) != p.m) throw ContractError("tightened_completion_family", "t has m entries");
+  CompletionFamilyParams q = p;
+  q.rho = keep * largest_rho(p, double_geometry(p), conditions_of(p.m));
+  return q;
+}
+
+CompletionFamilyCertificate certify_completion_family_at_vertices(const CompletionFamilyParams& p, long prec) {
+  CompletionFamilyCertificate cert;
+  cert.params = p;
+  cert.method = "vertices";
+  if (p.m < 1 || static_cast<int>(p.t.size()) != p.m)
+    throw ContractError("certify_completion_family_at_vertices", "t has m entries");
+  const Geometry<ArbBall> g(p, [&](double v) { return ArbBall(v, prec); });
+  const double top_d = box_top(p, prec);
+  if (!tokens_in_square(p, g, top_d, prec, cert.failure)) return cert;
+  const ArbBall zero(0.0, prec), lo(p.r, prec), hi(top_d, prec);
+  std::vector<ArbBall> a(p.m, lo);
+  for (const Condition& q : conditions_of(p.m)) {
+    ++cert.conditions;
+    // Every slack is affine in each of its variables separately, except XX with k = l, which adds a_k² to a part
+    // affine in the others (a separable sum). So its minimum over the box is attained with every affine variable at
+    // an end, and the squared one at an end or at the parabola's vertex. The vertex is a ball (A_k, A_j − s/2 are
+    // rationals of t), and the slack evaluated on that ball is ≤ the parabola's global minimum, so taking it is
+    // sound; where the ball lies certainly outside [r, top], the ends alone decide.
+    const std::vector<int> vars = q.vars();
+    const bool squared = q.kind == Kind::XX && q.k == q.l;
+    std::vector<std::vector<ArbBall>> cand;
+    for (int v : vars) {
+      std::vector<ArbBall> c{lo, hi};
+      if (squared && v == q.k) {
+        const ArbBall vertex = q.j == q.k ? g.A[v] - g.s / ArbBall(2.0, prec) : g.A[v];
+        if (less(vertex, lo) != Tribool::True && less(hi, vertex) != Tribool::True) c.push_back(vertex);
+      }
+      cand.push_back(std::move(c));
+    }
+    std::vector<std::size_t> idx(vars.size(), 0);
+    while (true) {
+      for (std::size_t i = 0; i < vars.size(); ++i) a[vars[i]] = cand[i][idx[i]];
+      ++cert.boxes;
+      if (less_equal(zero, g.slack(q, a)) != Tribool::True) {
+        cert.failure = q.describe() + ": the slack is not certified >= 0 at a vertex";
+        return cert;
+      }
+      std::size_t i = 0;
+      while (i < idx.size() && ++idx[i] == cand[i].size()) idx[i++] = 0;
+      if (i == idx.size()) break;
+    }
   }
   cert.certified = true;
   cert.output_range_lower = (ArbBall(p.rho, prec) * ArbBall(p.s, prec)).lower();

@@ -31,12 +31,13 @@ struct CompletionFamilyCertificate {
   CompletionFamilyParams params;
   bool certified = false;
   long conditions = 0;   // conditions decided
-  long boxes = 0;        // boxes evaluated in arb, over all conditions
+  long boxes = 0;        // boxes (or vertices) evaluated in arb, over all conditions
   std::string failure;   // the first condition that could not be certified
   double output_range_lower = 0;  // ρ·s rounded down (certified)
+  std::string method = "boxes";   // "boxes" (interval evaluation, splitting) or "vertices" (exact at the extreme points)
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompletionFamilyCertificate, params, certified, conditions, boxes, failure,
-                                   output_range_lower)
+                                   output_range_lower, method)
 
 /// The smallest value over θ ∈ [0, ρ]^m of every condition's slack (double; exact up to rounding: bilinear
 /// functions are minimised at corners, the quadratics at their clamped vertex). ≥ 0 means valid.
@@ -54,6 +55,17 @@ CompletionFamilyParams completion_family_for(int m, std::uint64_t seed);
 /// certified or `max_boxes_per_condition` is reached (then certified = false and `failure` says which).
 CompletionFamilyCertificate certify_completion_family(const CompletionFamilyParams& p, long max_boxes_per_condition = 4096,
                                                       long prec = 128);
+
+/// The same r, s, t with ρ = keep·ρ_max, ρ_max the largest range with every slack ≥ 0 and every token in the square
+/// (bisection in double). The stored families keep 0.95 of ρ_max; keep = 1 − 1e-6 raises the packing bound by up to
+/// 0.95^−α (docs/lower-bounds.md §2). Nothing is trusted: certify the result.
+CompletionFamilyParams tightened_completion_family(const CompletionFamilyParams& p, double keep = 1 - 1e-6);
+
+/// Decides every condition exactly where its minimum can be: each slack is affine in each variable separately,
+/// except a_k² in XX(k = k), a separable convex term; so the minimum over the box is at a vertex, or at the
+/// parabola's vertex in the squared variable. Each candidate is evaluated in arb (the ends r and r + ρ rounded up
+/// are doubles, the angles rationals), which decides a family a millionth below ρ_max where box splitting cannot.
+CompletionFamilyCertificate certify_completion_family_at_vertices(const CompletionFamilyParams& p, long prec = 128);
 
 /// The family input P(θ)⊕z_j as double tokens (for sampling and for `bound`): T = m + 1 tokens in [0,1]^2.
 std::vector<std::vector<double>> completion_family_input(const CompletionFamilyParams& p, const std::vector<double>& theta,
