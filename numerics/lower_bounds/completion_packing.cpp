@@ -20,6 +20,18 @@ void validate(const SingleLayerClass& cls, const PackingFamily& fam, double eps)
   if (!(eps > 0 && eps < 1)) throw InputError("--eps", "expected 0 < eps < 1");
 }
 
+// The largest number of grid steps G − 1 tried: 2^62, so that G fits a long. Every candidate G − 1 is an integer that a
+// double holds exactly (⌊s⌋ below 2^53, any double above), so arb receives it exactly; G itself is formed in arb.
+constexpr double kLargestSteps = 4611686018427387904.0;  // 2^62
+
+// G − 1 as the double that holds it exactly (a grid the packing cannot represent is a bug in the caller).
+double exact_steps(long G) {
+  const double steps = static_cast<double>(G - 1);
+  if (!(steps <= kLargestSteps) || static_cast<long>(steps) != G - 1)
+    throw ContractError("completion_packing_bound", "G - 1 must be an integer a double holds exactly, <= 2^62");
+  return steps;
+}
+
 // The container's dimension per head: n + 1 (value mean and normaliser); the mutant forgets the normaliser.
 int container_dim_per_head(const SingleLayerClass& cls) {
   return mutated(Mutant::PackingWithoutNormaliser) ? cls.value_dim : cls.value_dim + 1;
@@ -83,10 +95,11 @@ double completion_packing_bound_at_grid(const SingleLayerClass& cls, const Packi
   validate(cls, fam, eps);
   if (radius_upper) *radius_upper = INFINITY;
   if (G < 2) return 0;
-  const ArbBall gap = ArbBall(fam.output_range, prec) / ArbBall(static_cast<double>(G - 1), prec);
+  const ArbBall steps(exact_steps(G), prec);
+  const ArbBall gap = ArbBall(fam.output_range, prec) / steps;
   const ArbBall margin = gap - ArbBall(2.0 * eps, prec);
   if (!(margin.lower() > 0)) return 0;
-  const ArbBall logN = ArbBall(static_cast<double>(fam.coordinates), prec) * log(ArbBall(static_cast<double>(G), prec));
+  const ArbBall logN = ArbBall(static_cast<double>(fam.coordinates), prec) * log(steps + ArbBall(1.0, prec));
   const double t_guess = radius_at_capacity(cls, fam, logN.mid());
   if (!std::isfinite(t_guess)) return 0;
   // Certify t_up: capacity(t_up) < N, so the true δ/R lies below t_up (the capacity decreases in t).
@@ -110,10 +123,12 @@ ClassPackingBound completion_packing_bound(const SingleLayerClass& cls, const Pa
   b.trivial = std::max(0.0, (fam.target_range - 2 * eps) / (2.0 * cls.heads));
   // Grid sizes to try: G − 1 from the largest with g > 2ε down by factors of 1.25, the analytic optimum
   // g = 2εα/(α − 1) (α = r/(h(n+1)) > 1) and its neighbours, and G = 2.
-  const double steps_max = std::floor(fam.output_range / (2 * eps) * (1 - 1e-12));
+  // G − 1 steps with g > 2ε; at most kLargestSteps (below the ε that needs more, the grid stops refining and the bound
+  // stops growing, still valid).
+  const double steps_max = std::min(std::floor(fam.output_range / (2 * eps) * (1 - 1e-12)), kLargestSteps);
   std::set<long> candidates{2};
-  if (steps_max >= 1 && steps_max < 1e15 && !mutated(Mutant::PackingGridStuckAtTwo)) {
-    for (double s = steps_max; s >= 1; s /= 1.25) candidates.insert(static_cast<long>(s) + 1);
+  if (steps_max >= 1 && !mutated(Mutant::PackingGridStuckAtTwo)) {
+    for (double s = steps_max; s >= 1; s /= 1.25) candidates.insert(static_cast<long>(std::floor(s)) + 1);
     const double alpha = static_cast<double>(fam.coordinates) / cls.embedding_dim();
     if (alpha > 1) {
       const double steps_opt = fam.output_range / (2 * eps * alpha / (alpha - 1));

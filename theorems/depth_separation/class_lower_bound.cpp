@@ -2,6 +2,7 @@
 
 #include "numerics/fit/exponent_fit.hpp"
 #include "numerics/lower_bounds/model_quantities.hpp"
+#include "numerics/lower_bounds/parameter_bound.hpp"
 #include "numerics/model/forward.hpp"
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
@@ -417,6 +418,7 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
   const int T_max = *std::max_element(cb.T.begin(), cb.T.end());
   std::vector<double> construction(cb.crossover_eps.size());
   std::vector<std::string> construction_grade(cb.crossover_eps.size());
+  double construction_largest_weight = 0;  // the comparison in parameters needs the construction's weights in [−1, 1]
   for (std::size_t i = 0; i < cb.crossover_eps.size(); ++i) {
     const double eps = cb.crossover_eps[i];
     const double at = std::max(eps, kConstructionCertifiedDown);
@@ -424,6 +426,7 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
     const MinDotCertificate cert = certify_two_layer_min_dot(con.model(), T_max, kPrec);
     const double interp = eps >= kConstructionCertifiedDown ? cert.interpolation : eps;
     construction[i] = construction_lr(con.model(), cfg.d, interp);
+    for (double w : con.model().params) construction_largest_weight = std::max(construction_largest_weight, std::fabs(w));
     construction_grade[i] = eps >= kConstructionCertifiedDown ? "certified" : "derived (R <= d + eps)";
   }
   Table xt{"Certified depth separation in readout L*R: eps* is the largest eps of the grid below which (on the whole grid) "
@@ -437,7 +440,8 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
   sep.statement = "For every T of the sweep with a growing bound (exponent (T-1)/2 - 1 > 0, one head, n = 1) there is an "
                   "eps* on the grid below which the certified class bound exceeds the construction's certified L*R. With "
                   "exponent >= 1/2 the bound exceeds any constant long before eps = 1e-12, so a missing crossover there "
-                  "fails (the computation lost its family, grid or range); smaller exponents leave it inconclusive";
+                  "fails (the computation lost its family, grid or range); smaller exponents leave it inconclusive. Where eps* < 1e-5 "
+                  "(T = 4) the construction's L*R there is derived from its formula, R <= d + eps, not re-certified";
   sep.verdict = Verdict::Pass;
   std::map<std::string, double> eps_star_by;
   for (int T : cb.T)
@@ -509,6 +513,107 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
   }
   sep.bound = "eps* exists on the grid (down to " + format_number(cb.crossover_eps.back(), 2) + ") for every T >= 4";
   r.checks.push_back(with_bounds(sep, eps_star_by, false));
+
+  // 4. The same separation in parameters, for weights in [−1, 1] (docs/lower-bounds.md §6).
+  {
+    const std::vector<double>& grid = cb.parameter_eps;
+    std::vector<double> construction_count(grid.size());
+    for (std::size_t i = 0; i < grid.size(); ++i) construction_count[i] = TwoLayerMinDotConstruction::parameters_for(cfg.d, grid[i]);
+    auto least_count = [&](int T, int h, int n, double eps) {
+      const double lr = sharper_bound(T, {h, n}, eps).bound.lr_lower;
+      return least_parameters_for_lr(BoundedWeightClass{cfg.d, T, h, n}, lr, kPrec).parameters;
+    };
+    Table pt{"Certified least parameter count of any single-layer model with every weight in [-1, 1] that reaches eps on "
+             "the completion family: C1(h, n) with any width E, encoder and readout affine or ReLU FFN, positions allowed "
+             "(queries, keys and temperatures not counted); last row, the two-layer construction's parameters (all "
+             "counted; its weights are in [-1, 1])",
+             {"T", "h", "n", "growth exponent kappa/2"}, {}};
+    for (double eps : cb.eps) pt.columns.push_back("eps=" + format_number(eps, 2));
+    for (int T : cb.T)
+      for (int h : cb.heads)
+        for (int n : cb.value_dims) {
+          if (!(tight_family_of(T - 1).output_range > 0)) continue;
+          std::vector<std::string> row{std::to_string(T), std::to_string(h), std::to_string(n),
+                                       fmt(std::max(0.0, ((T - 1.0) / (h * (n + 1.0)) - 1) / 2))};
+          for (double eps : cb.eps) row.push_back(fmt(least_count(T, h, n, eps)));
+          pt.rows.push_back(row);
+        }
+    {
+      std::vector<std::string> row{"two-layer construction", "1+1", "-", "1/2"};
+      for (double eps : cb.eps) row.push_back(fmt(TwoLayerMinDotConstruction::parameters_for(cfg.d, eps)));
+      pt.rows.push_back(row);
+    }
+    r.tables.push_back(pt);
+
+    Table px{"Certified depth separation in parameters, weights in [-1, 1]: eps* is the largest eps of the grid (down to " +
+                 format_number(grid.back(), 2) + ") below which, on the whole grid, every single-layer model of the class "
+                 "needs more parameters than the two-layer construction has",
+             {"T", "h", "n", "class growth kappa/2", "eps*", "class least count at eps*", "construction count at eps*", "note"},
+             {}};
+    Check c;
+    c.id = "depth-separation.parameters-certified";
+    c.grade = Grade::Certified;
+    c.statement = "Weights in [-1, 1]: for every T of the sweep where the class count grows faster than the construction's "
+                  "(kappa/2 > 1/2, one head, n = 1: T >= 6) there is an eps* on the grid below which the certified least "
+                  "parameter count of every single-layer model exceeds the two-layer construction's count (its weights are in "
+                  "[-1, 1], checked); a missing crossover there fails";
+    c.verdict = Verdict::Pass;
+    std::map<std::string, double> eps_star_params;
+    int decided = 0;
+    for (int T : cb.T)
+      for (int h : cb.heads)
+        for (int n : cb.value_dims) {
+          const double growth = ((T - 1.0) / (h * (n + 1.0)) - 1) / 2;
+          if (growth <= 0.5 || !(tight_family_of(T - 1).output_range > 0)) continue;
+          std::vector<double> count(grid.size());
+          for (std::size_t i = 0; i < grid.size(); ++i) count[i] = least_count(T, h, n, grid[i]);
+          const std::optional<std::size_t> star = crossover_index(count, construction_count);
+          px.rows.push_back({std::to_string(T), std::to_string(h), std::to_string(n), fmt(growth),
+                             star ? format_number(grid[*star], 3) : "-", star ? fmt(count[*star]) : "-",
+                             star ? fmt(construction_count[*star]) : "-",
+                             star ? (grid[*star] >= kConstructionCertifiedDown ? "construction certified"
+                                                                                : "construction's count from its formula")
+                                  : "no crossover down to eps = " + format_number(grid.back(), 2)});
+          if (h != 1 || n != 1) continue;
+          ++decided;
+          const std::string key = "T=" + std::to_string(T);
+          if (star) {
+            eps_star_params[key] = grid[*star];
+            c.measured[key] = {{"eps_star", grid[*star]}, {"class_count", count[*star]},
+                               {"construction_count", construction_count[*star]}};
+            c.figure = "eps* = " + format_number(grid[*star], 3) + " at " + key + ": every single-layer model needs >= " +
+                       format_number(count[*star], 4) + " parameters, the construction has " +
+                       format_number(construction_count[*star], 4);
+          } else {
+            c.measured[key] = "no crossover down to eps = " + format_number(grid.back(), 2);
+            c.verdict = Verdict::Fail;
+          }
+          Series sr = Series::make("parameters-class-vs-construction-T" + std::to_string(T),
+                                   "T = " + std::to_string(T) + ", weights in [-1, 1]: certified least parameter count of "
+                                   "a single-layer model (one head, n = 1) against the two-layer construction's",
+                                   "1/eps", "parameters");
+          sr.points_label = "certified lower bound, single layer, weights in [-1, 1] (arb)";
+          sr.overlay = Series::Overlay{"two-layer construction's parameter count (weights in [-1, 1])", {}, {}};
+          for (std::size_t i = 0; i < grid.size(); ++i) {
+            sr.x.push_back(1 / grid[i]), sr.y.push_back(count[i]);
+            sr.overlay->x.push_back(1 / grid[i]);
+            sr.overlay->y.push_back(construction_count[i]);
+          }
+          if (star) sr.marker = std::make_pair(1 / grid[*star], "eps* = " + format_number(grid[*star], 2));
+          sr.exponent = ExponentRef{growth, "derived"};
+          sr.note = "A lower bound (certified, whole class with weights in [-1, 1]) against a construction's count; "
+                    "descriptive series. Unbounded weights are not covered: scaling one weight moves L*R at no cost in "
+                    "parameters.";
+          r.series.push_back(sr);
+        }
+    c.measured["construction_largest_weight"] = construction_largest_weight;
+    if (!(construction_largest_weight <= 1)) c.verdict = Verdict::Fail;
+    if (decided == 0 && c.verdict == Verdict::Pass) c.verdict = Verdict::Inconclusive;
+    c.bound = "eps* exists on the grid (down to " + format_number(grid.back(), 2) + ") for every T >= 6; construction "
+              "weights in [-1, 1]";
+    r.tables.push_back(px);
+    r.checks.push_back(with_bounds(c, eps_star_params, false));
+  }
 
   // 4. Dilution: the explicit model that sits on the bound, and every fitted single-layer model.
   {

@@ -35,6 +35,10 @@ void classify_depth_separation(SuiteResult& r) {
        evidence("the certified bound against the trivial bound that every model of the class satisfies")},
       {"depth-separation.certified",
        evidence("the certified class bound against the two-layer construction's L*R, computed from its exported weights")},
+      {"depth-separation.parameters-certified",
+       evidence("the certified least parameter count of the class with weights in [-1, 1] (from the certified L*R bound) "
+                "against the two-layer construction's count from its architecture, its exported weights checked in "
+                "[-1, 1]")},
       {"dilution.tight-model",
        evidence("an explicit one-head model with zero error on the dilution family: its L*R computed from its weights")},
       {"dilution.fitted-models-respect",
@@ -106,14 +110,28 @@ std::vector<Claim> depth_separation_claims(const DepthSeparationConfig& cfg) {
       .plot = T_max > 0 ? "class-bound-vs-construction-T" + std::to_string(T_max) : std::string(),
   };
 
+  const Claim separation_params{
+      .id = "thm1.depth-separation-params",
+      .source = "Theorem 1 (depth separation), in parameters",
+      .statement = "Depth separates in parameters: below some eps*, every single-layer model has more parameters than the "
+                   "two-layer construction.",
+      .scope = "weights in [-1, 1] (positional table included; temperatures free), C1(1, 1) at every T >= 6 of the sweep: "
+               "the certified least parameter count exceeds the construction's count at every grid eps below eps*. "
+               "Unbounded weights are not covered: one weight scaled up moves L*R at no cost in parameters",
+      .evidence = {"depth-separation.parameters-certified"},
+      .certifiable = true,
+      .plot = T_max >= 6 ? "parameters-class-vs-construction-T" + std::to_string(T_max) : std::string(),
+  };
+
   const Claim params{
       .id = "thm1.single-layer-lower-params",
       .source = "Theorem 1 (lower half), in parameters",
       .statement = "A single-layer transformer needs Omega(eps^-k(T)) parameters.",
-      .undecided = "the toolkit certifies readout L*R, not parameter counts: the step from L*R to parameters needs "
-                   "weight bounds (docs/lower-bounds.md §6) and is not computed here",
+      .undecided = "for weights in [-1, 1] the certified count grows like eps^(-kappa/2), kappa = (T-1)/(h(n+1)) - 1 "
+                   "(thm1.depth-separation-params; docs/lower-bounds.md §6); without weight bounds L*R says nothing about "
+                   "parameter counts, and the paper's k(T) is not derived here",
   };
-  return {upper, lower, exponent, separation, params};
+  return {upper, lower, exponent, separation, separation_params, params};
 }
 
 }  // namespace

@@ -42,6 +42,14 @@ std::size_t TwoLayerMinDotConstruction::ffn_parameters_for(int d, double eps) {
   return p1 * (E + 1) + E * (p1 + 1);
 }
 
+double TwoLayerMinDotConstruction::parameters_for(int d, double eps) {
+  if (d < 1 || !(eps > 0.0 && eps < 1.0)) throw ContractError("parameters_for", "expected d >= 1 and 0 < eps < 1");
+  const double m = std::ceil(2.0 / std::sqrt(16.0 * eps / (3.0 * d)));  // pieces_for without the width limit
+  const double p1 = 2.0 * d * m, E = 2.0 * d + 2;
+  // Everything but FFN_1 from the architecture itself; FFN_1 is W1 (p1 × E), b1, W2 (E × p1), b2.
+  return static_cast<double>(ParamLayout(two_layer_min_dot_architecture(d, 0)).size()) + p1 * (E + 1) + E * (p1 + 1);
+}
+
 TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps) : d_(d), T_(T), eps_(eps) {
   if (d < 1) throw ContractError("TwoLayerMinDotConstruction", "d: expected a token dimension d >= 1, got " + std::to_string(d));
   if (T < 1) throw ContractError("TwoLayerMinDotConstruction", "T: expected a sequence length T >= 1, got " + std::to_string(T));

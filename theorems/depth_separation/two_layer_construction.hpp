@@ -45,6 +45,9 @@ class TwoLayerMinDotConstruction {
   static double smallest_eps(int d);
   static int pieces_for(int d, double eps);                   // m = ⌈2/h⌉, h = √(16ε/(3d))
   static std::size_t ffn_parameters_for(int d, double eps);   // M_ffn = p1(E+1) + E(p1+1), p1 = 2dm, E = 2d+2
+  /// Every parameter of the construction (temperatures excluded), from its architecture, for any ε in (0, 1): also
+  /// below smallest_eps(d), where the model is not built (a double; exact below 2^53).
+  static double parameters_for(int d, double eps);
 
   const Model& model() const { return model_; }
   int d() const { return d_; }
