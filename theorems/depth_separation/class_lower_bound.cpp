@@ -10,6 +10,7 @@
 #include "reports/text_format.hpp"
 #include "theorems/depth_separation/certify_construction.hpp"
 #include "theorems/depth_separation/min_dot_target.hpp"
+#include "theorems/depth_separation/realisability_gap.hpp"
 #include "theorems/depth_separation/two_layer_construction.hpp"
 
 #include <algorithm>
@@ -613,6 +614,49 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
               "weights in [-1, 1]";
     r.tables.push_back(px);
     r.checks.push_back(with_bounds(c, eps_star_params, false));
+  }
+
+  // 5. The realisability gap at T = 3 and 4: fitted models against the best certified bound at their own error.
+  {
+    std::map<int, CompletionFamilyCertificate> small;
+    for (int T : {3, 4})
+      if (tight.count(T - 1)) small[T] = tight.at(T - 1).cert;
+    const std::vector<RealisabilityRow> rows = realisability_rows(cfg, ctx, small);
+    Table t{"Realisability gap (one head, n = 1, weights free): single-layer models fitted to the tightened family's "
+            "G^m * m inputs; their certified error there, their certified L*R, and the best certified bound at that error "
+            "(packing at that G, or the family's diameter bound (range - 2e)/2). Fits minimise the error, not L*R: the "
+            "ratio overstates the gap",
+            {"T", "G", "width", "inputs", "family error", "L*R", "packing bound", "diameter bound", "L*R / bound"},
+            {}};
+    Check c;
+    c.id = "class-bound.realisability";
+    c.grade = Grade::Certified;
+    c.statement = "Every single-layer model fitted to the completion family at T = 3, 4 and G = 2, 3 (error and L*R "
+                  "certified in arb from its weights) has L*R at least the best certified bound at its own error; one "
+                  "below would refute the derivation. The smallest ratio per T is how far the certified constant sits "
+                  "from the models found";
+    int violations = 0, applicable = 0;
+    std::map<int, double> best_ratio;
+    for (const RealisabilityRow& row : rows) {
+      const double bound = std::max(row.packing, row.diameter);
+      t.rows.push_back({std::to_string(row.T), std::to_string(row.G), std::to_string(row.width), std::to_string(row.inputs),
+                        format_number(row.family_error, 3), fmt(row.lr), fmt(row.packing), fmt(row.diameter),
+                        bound > 0 ? fmt(row.ratio()) : "vacuous"});
+      if (!(bound > 0)) continue;
+      ++applicable;
+      if (!(row.lr >= bound)) ++violations;
+      auto [it, fresh] = best_ratio.emplace(row.T, row.ratio());
+      if (!fresh) it->second = std::min(it->second, row.ratio());
+    }
+    for (const auto& [T, ratio] : best_ratio) c.measured["T=" + std::to_string(T)] = {{"smallest_ratio", ratio}};
+    c.measured["models"] = rows.size();
+    c.measured["violations"] = violations;
+    c.verdict = violations ? Verdict::Fail : applicable ? Verdict::Pass : Verdict::Inconclusive;
+    c.bound = "L*R >= max(packing, diameter) at the model's certified family error";
+    if (best_ratio.count(3))
+      c.figure = "at T = 3 the best model found has " + format_number(best_ratio[3], 3) + " times the certified L*R";
+    r.tables.push_back(t);
+    r.checks.push_back(c);
   }
 
   // 4. Dilution: the explicit model that sits on the bound, and every fitted single-layer model.

@@ -39,6 +39,9 @@ void classify_depth_separation(SuiteResult& r) {
        evidence("the certified least parameter count of the class with weights in [-1, 1] (from the certified L*R bound) "
                 "against the two-layer construction's count from its architecture, its exported weights checked in "
                 "[-1, 1]")},
+      {"class-bound.realisability",
+       evidence("single-layer models fitted to the completion family: their certified family error and L*R from their "
+                "weights, against the certified bound at that error (one below would refute the derivation)")},
       {"dilution.tight-model",
        evidence("an explicit one-head model with zero error on the dilution family: its L*R computed from its weights")},
       {"dilution.fitted-models-respect",
@@ -83,7 +86,8 @@ std::vector<Claim> depth_separation_claims(const DepthSeparationConfig& cfg) {
                "certified in arb on the completion family (d = 2) and the dilution family, and never beaten by an "
                "explicit or fitted model",
       .evidence = {"class-bound.non-vacuous", "class-bound.family-certified", "class-bound.family-sampled",
-                   "dilution.tight-model", "dilution.fitted-models-respect", "class-fits.sandwich-ordered"},
+                   "dilution.tight-model", "dilution.fitted-models-respect", "class-fits.sandwich-ordered",
+                   "class-bound.realisability"},
       .certifiable = true,
   };
 
