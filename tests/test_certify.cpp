@@ -273,6 +273,44 @@ TEST_CASE("double execution: products that underflow to subnormals are covered",
   REQUIRE(err <= bound);
 }
 
+TEST_CASE("double execution: near a tie, float64 rounding itself is far above 1e-12 (weights <= 1e3, beta = 5000)",
+          "[certify]") {
+  // Why no sound bound can give ρ ≤ 1e-12 for every model with |weights| ≤ 1e3 and β ≤ 5000 (docs/certify.md §2.1):
+  // one head whose logits are 5e9·a and whose values are 1000·b. Where a_1 and a_2 differ by a few ulps, the exact
+  // logit gap is ~1e-6 and so are the logits' own roundings (ulp(2.5e9) ≈ 5e-7), so the double softmax weights are off
+  // by ~1e-7 and the output, a mix of 1000 and 0, by ~1e-4. The certified ρ must (and does) cover it.
+  Architecture a;
+  a.d = 2, a.E = 3;
+  a.encoder = MapShape{MapKind::Affine, 2, 3, 0};
+  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Affine, 3, 1, 0};
+  Model m = make_model<double>(a);
+  const ParamLayout L(a);
+  const LayerOffsets& lo = L.layers()[0];
+  m.params[row_major_index(L.encoder().W, 2, 0, 0)] = 1.0;     // u = (a, 1000 b, 0)
+  m.params[row_major_index(L.encoder().W, 2, 1, 1)] = 1000.0;
+  m.params[L.cls0() + 2] = 1.0;                                // ĉ0 = (0, 0, 1)
+  m.params[row_major_index(lo.heads[0].Q, 3, 0, 2)] = 1000.0;  // q = 1000
+  m.params[row_major_index(lo.heads[0].K, 3, 0, 0)] = 1000.0;  // k = 1000 a
+  m.params[row_major_index(lo.heads[0].V, 3, 0, 1)] = 1.0;     // v = 1000 b
+  m.params[row_major_index(lo.W_O, 1, 0, 0)] = 1.0;
+  m.params[row_major_index(L.readout().W, 3, 0, 0)] = 1.0;     // y = Σ w_t v_t
+  m.temperatures[0] = 5000.0;
+  const auto hp = convert_model<mpfr::mpreal>(m, Precision{256});
+  double worst = 0;
+  for (int k = 0; k <= 64; ++k) {
+    double a2 = 0.5;
+    for (int step = 0; step < k; ++step) a2 = std::nextafter(a2, 0.0);
+    const Sequence<double> X{{0.5, 1.0}, {a2, 0.0}};
+    const mpfr::mpreal exact = forward(hp, L, convert_sequence<mpfr::mpreal>(X, Precision{256})).y;
+    worst = std::max(worst, std::fabs((mpfr::mpreal(forward(m, L, X).y, 256) - exact).toDouble()));
+  }
+  const double rho = double_execution_error_bound(m, 2, 0, 1).output_error;
+  INFO("largest rounding near the tie " << worst << ", certified rho " << rho);
+  CHECK(worst > 1e-6);
+  CHECK(worst <= rho);
+}
+
 TEST_CASE("a checkpoint altered by hand is refused", "[certify]") {
   SplitMix64 rng = test::rng_for("certify-tamper");
   const Model m = random_model(single_layer_fit_architecture(2, 4, 1, 3), rng);
