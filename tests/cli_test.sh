@@ -23,7 +23,14 @@ expect() {  # expect NAME CODE PATTERN -- command...
 echo '{"broken": ' > "$work/bad.json"
 expect "help" 0 "Subcommands" -- "$cli" --help
 expect "no subcommand" 2 "error" -- "$cli"
-expect "unknown subcommand" 2 "error" -- "$cli" frobnicate
+expect "unknown subcommand" 2 "unknown subcommand 'frobnicate' \(expected one of: all, eval" -- "$cli" frobnicate
+expect "unknown subcommand after a global option" 2 "unknown subcommand 'thm9'" -- "$cli" --seed 3 thm9
+expect "version" 0 "^infoflow-verify [0-9]+\.[0-9]+\.[0-9]+ \(commit [0-9a-z-]+\)" -- "$cli" --version
+# Every subcommand's help names the global options.
+for sub in all eval bound certify check-certificate fit report regress plan mutants lemmas thm1 thm2 thm3 framework experiments; do
+  expect "help of $sub lists the global options" 0 "Global options \(before or after the subcommand\): --seed N, --profile" -- "$cli" "$sub" --help
+done
+expect "plan without --heads: one head per layer" 0 "cost exponent" -- "$cli" plan --target "min_{s,t} dot(x[s], x[t])" --layers 1 --d 2 --E 6 --T 8
 expect "missing weights file" 2 "--weights: cannot open" -- "$cli" eval --weights "$work/nope.json" --inputs "$work/nope.json"
 expect "malformed weights" 2 "--weights: .*not valid JSON" -- "$cli" eval --weights "$work/bad.json" --inputs "$work/bad.json"
 expect "bad precision" 2 "--precision: expected double, mpfr:BITS or arb:BITS" -- "$cli" eval --weights "$work/bad.json" --inputs "$work/bad.json" --precision quad
@@ -106,8 +113,10 @@ with open(w + "/noisy.csv", "w") as f:
     for i in range(5):
         x = 10 ** (i / 4); f.write(f"{x!r},{5 * x ** 1.5 * math.exp(random.gauss(0, 2))!r}\n")
 PY
-expect "fit exact" 0 '"verdict": "pass"' -- "$cli" fit --csv "$work/exact.csv" --band 1.45,1.55
-expect "fit noisy" 0 '"verdict": "inconclusive"' -- "$cli" fit --csv "$work/noisy.csv" --band 1.45,1.55
+expect "fit exact" 0 '"verdict": "pass"' -- "$cli" fit --csv "$work/exact.csv" --band 1.45,1.55 --json
+expect "fit noisy" 0 '"verdict": "inconclusive"' -- "$cli" fit --csv "$work/noisy.csv" --band 1.45,1.55 --json
+expect "fit table" 0 "band \[1\.45, 1\.55\]: verdict pass" -- "$cli" fit --csv "$work/exact.csv" --band 1.45,1.55
+expect "fit outside its band exits 1" 1 "verdict fail" -- "$cli" fit --csv "$work/exact.csv" --band 1.9,2.1
 
 # Determinism: the same seed gives byte-identical result JSON, timings aside.
 "$cli" all --only lemmas --seed 11 --out "$work/a" >/dev/null 2>&1; rc_a=$?

@@ -2,6 +2,8 @@
 // what was expected, printed on one line, with exit code 2.
 #include "verify/cli.hpp"
 
+#include "verify/build_info.hpp"
+
 #include "numerics/fit/exponent_fit.hpp"
 #include "numerics/model/forward.hpp"
 #include "numerics/model/weights_json.hpp"
@@ -16,6 +18,7 @@
 #include "theorems/common/model_class_bound.hpp"
 #include "theorems/infoflow/planner.hpp"
 #include "reports/report_writer.hpp"
+#include "reports/text_format.hpp"
 #include "theorems/suite.hpp"
 #include "reports/mutation_table.hpp"
 #include "verify/mutation_harness.hpp"
@@ -37,6 +40,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace infoflow {
@@ -308,21 +312,32 @@ Interval parse_band(const std::string& s) {
   }
 }
 
-int cmd_fit(const std::string& csv, const std::string& band, std::uint64_t seed) {
+int cmd_fit(const std::string& csv, const std::string& band, bool json_out, std::uint64_t seed) {
   const XYPoints points = read_xy_csv(csv, "--csv");
   const auto& x = points.x;
   const auto& y = points.y;
   if (const std::string problem = loglog_points_problem(x, y); !problem.empty()) throw InputError("--csv", problem);
+  const std::optional<Interval> pass_band = band.empty() ? std::nullopt : std::optional<Interval>(parse_band(band));
   const LineFit f = fit_loglog(x, y, FitOptions{seed});
-  json out{{"model", "log y = intercept + slope * log x"}, {"seed", seed}};
-  out["fit"] = to_json(f);
-  if (!band.empty()) {
-    const Interval b = parse_band(band);
-    out["band"] = {b.lo, b.hi};
-    out["verdict"] = verdict_name(judge_interval(f.interval, b));
+  const std::optional<Verdict> verdict = pass_band ? std::optional<Verdict>(judge_interval(f.interval, *pass_band)) : std::nullopt;
+  if (json_out) {
+    json out{{"model", "log y = intercept + slope * log x"}, {"seed", seed}};
+    out["fit"] = to_json(f);
+    if (pass_band) {
+      out["band"] = {pass_band->lo, pass_band->hi};
+      out["verdict"] = verdict_name(*verdict);
+    }
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << "log y = intercept + slope * log x, " << x.size() << " points\n"
+              << "  slope     " << format_number(f.slope, 6) << "   95% interval [" << format_number(f.interval.lo, 6)
+              << ", " << format_number(f.interval.hi, 6) << "]\n"
+              << "  intercept " << format_number(f.intercept, 6) << "\n";
+    if (pass_band)
+      std::cout << "  band [" << format_number(pass_band->lo, 6) << ", " << format_number(pass_band->hi, 6)
+                << "]: verdict " << verdict_name(*verdict) << "\n";
   }
-  std::cout << out.dump(2) << "\n";
-  return 0;
+  return verdict == Verdict::Fail ? 1 : 0;
 }
 
 // ---- suites, all, report ----
@@ -461,7 +476,7 @@ ProgramStatus run_program(const std::vector<std::string>& args) {
 struct PlanOptions {
   std::string target;
   int layers = 2;
-  std::string heads = "1,1";
+  std::string heads;  // empty: one head per layer
   int E = 16, n = 1, d = 1, T = 16;
   bool positional = false, json_out = false;
   std::string dot;
@@ -470,7 +485,14 @@ struct PlanOptions {
 int cmd_plan(const PlanOptions& o) {
   PlanArchitecture a;
   a.layers = o.layers;
-  std::stringstream ss(o.heads);
+  // Without --heads, one head per layer (a layer count validated below; a bad one gets no heads here).
+  const std::string heads =
+      !o.heads.empty() ? o.heads : o.layers >= 1 && o.layers <= 64 ? [&] {
+        std::string h = "1";
+        for (int l = 1; l < o.layers; ++l) h += ",1";
+        return h;
+      }() : std::string("1");
+  std::stringstream ss(heads);
   std::string item;
   while (std::getline(ss, item, ',')) {
     try {
@@ -478,7 +500,7 @@ int cmd_plan(const PlanOptions& o) {
       a.heads.push_back(std::stoi(item, &used));
       if (used != item.size()) throw std::invalid_argument("junk");
     } catch (const std::exception&) {
-      throw InputError("--heads", "expected comma-separated head counts, got '" + o.heads + "'");
+      throw InputError("--heads", "expected comma-separated head counts, got '" + heads + "'");
     }
   }
   a.E = o.E;
@@ -557,6 +579,26 @@ int end_distributed(int exit_code) {
   return exit_code;
 }
 
+// CLI11 answers a mistyped subcommand with "A subcommand is required"; name it instead. The first argument that is
+// neither an option nor a global option's value is the subcommand.
+void reject_unknown_subcommand(const std::vector<std::string>& args, CLI::App& app) {
+  static const std::set<std::string> takes_value{"--seed", "--profile", "--threads", "--out"};
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (takes_value.count(a)) {
+      ++i;
+      continue;
+    }
+    if (!a.empty() && a[0] == '-') continue;
+    std::string known;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == a) return;
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    throw InputError("subcommand", "unknown subcommand '" + a + "' (expected one of: " + known + ")");
+  }
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv, const char* single_suite) {
@@ -568,9 +610,11 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (single_suite) args.insert(args.begin(), single_suite);
 
-  CLI::App app{"infoflow-verify: checks the approximation theorems of the InfoFlow paper by construction and measurement"};
+  CLI::App app{"infoflow-verify: checks the approximation theorems of the InfoFlow paper by construction and measurement",
+               "infoflow-verify"};
   app.require_subcommand(1);
   app.fallthrough();
+  app.set_version_flag("--version", "infoflow-verify " + build_version(), "print the version and the build's commit");
   GlobalOptions g;
   app.add_option("--seed", g.seed_text, "seed of every random choice (default 20260529)");
   app.add_option("--profile", g.profile, "quick | full | nightly");
@@ -633,9 +677,13 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   check_cert->footer("Exit codes: 0 verified; 1 not verified (a leaf above the claim, a malformed tree, or the attained "
                      "point below the claimed lower bound); 2 bad input (not a certificate, or one about another model).");
   std::string csv, band;
+  bool fit_json = false;
   auto* fit = app.add_subcommand("fit", "fit log y against log x from a CSV with columns x,y");
   fit->add_option("--csv", csv, "CSV file with a header naming columns x and y")->required();
   fit->add_option("--band", band, "pass band LO,HI for the slope");
+  fit->add_flag("--json", fit_json, "print JSON instead of a table");
+  fit->footer("Exit codes: 0 fitted (and, with --band, the slope's interval inside it or inconclusive); 1 the interval "
+              "lies outside the band (verdict fail); 2 bad input.");
   std::string results_dir;
   auto* report = app.add_subcommand("report", "turn a folder of result.json files into a report");
   report->add_option("--results", results_dir, "folder searched for result.json (default: --out)");
@@ -651,7 +699,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   auto* plan = app.add_subcommand("plan", "plan a target on an architecture with the InfoFlow framework");
   plan->add_option("--target", po.target, "target, e.g. 'min_{s,t} dot(x[s], x[t])'")->required();
   plan->add_option("--layers", po.layers, "number of layers L");
-  plan->add_option("--heads", po.heads, "heads per layer, comma-separated (one value per layer)");
+  plan->add_option("--heads", po.heads, "heads per layer, comma-separated (one value per layer; default 1 per layer)");
   plan->add_option("--E", po.E, "state dimension");
   plan->add_option("--n", po.n, "per-head value dimension");
   plan->add_option("--d", po.d, "token dimension");
@@ -670,7 +718,14 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     suite_cmds.emplace_back(cmd, &s);
   }
 
+  // Every subcommand's help names the global options, which may come before or after it.
+  for (CLI::App* sub : app.get_subcommands({}))
+    sub->footer(sub->get_footer() + (sub->get_footer().empty() ? "" : "\n") +
+                "Global options (before or after the subcommand): --seed N, --profile quick|full|nightly, --threads K, "
+                "--out DIR, --version; `infoflow-verify --help` lists every subcommand.");
+
   try {
+    reject_unknown_subcommand(args, app);
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);
     g.seed = parse_seed(g.seed_text);
@@ -685,7 +740,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     }
     if (all->parsed()) return cmd_all(g, only, report_baseline);
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
-    if (fit->parsed()) return cmd_fit(csv, band, g.seed);
+    if (fit->parsed()) return cmd_fit(csv, band, fit_json, g.seed);
     if (certify->parsed()) return cmd_certify(certify_weights, certify_request, certify_box, certify_json);
     if (check_cert->parsed()) return cmd_check_certificate(check_file, check_weights, check_threads, check_json);
     if (bound->parsed()) return cmd_bound(bound_weights, bound_request, bound_json, g.seed);
@@ -696,6 +751,9 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     for (const auto& [cmd, suite] : suite_cmds)
       if (cmd->parsed()) return cmd_suite(g, *suite, suite_options[suite->id]);
     return kExitBadInput;
+  } catch (const CLI::CallForVersion& e) {
+    std::cout << e.what() << "\n";
+    return 0;
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return 0;
