@@ -1,5 +1,7 @@
 #include "reports/text_format.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 
@@ -67,17 +69,26 @@ std::string file_safe_name(std::string s) {
 }
 
 std::string junit_xml(const std::string& document_name, const std::vector<JUnitSuite>& suites) {
+  // The common JUnit schema (tests/junit_schema.xsd): every testsuite carries tests, failures and errors (a failed check
+  // is a failure; nothing here is an error, which JUnit keeps for a test that crashed), and times are plain decimals.
+  auto failures_in = [](const JUnitSuite& s) {
+    return std::count_if(s.cases.begin(), s.cases.end(), [](const JUnitCase& c) { return c.outcome == JUnitCase::Outcome::Failed; });
+  };
+  std::size_t tests = 0, failures_total = 0;
+  for (const auto& s : suites) tests += s.cases.size(), failures_total += failures_in(s);
   std::ostringstream x;
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"" << xml_escape(document_name) << "\">\n";
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"" << xml_escape(document_name) << "\" tests=\""
+    << tests << "\" failures=\"" << failures_total << "\" errors=\"0\">\n";
   for (const auto& s : suites) {
-    int failures = 0, skipped = 0;
-    for (const auto& c : s.cases) {
-      failures += c.outcome == JUnitCase::Outcome::Failed;
-      skipped += c.outcome == JUnitCase::Outcome::Skipped;
+    const auto skipped = std::count_if(s.cases.begin(), s.cases.end(),
+                                       [](const JUnitCase& c) { return c.outcome == JUnitCase::Outcome::Skipped; });
+    x << "  <testsuite name=\"" << xml_escape(s.name) << "\" tests=\"" << s.cases.size() << "\" failures=\""
+      << failures_in(s) << "\" errors=\"0\" skipped=\"" << skipped << "\"";
+    if (s.seconds >= 0) {
+      char seconds[64];
+      std::snprintf(seconds, sizeof seconds, "%.6f", s.seconds);
+      x << " time=\"" << seconds << "\"";
     }
-    x << "  <testsuite name=\"" << xml_escape(s.name) << "\" tests=\"" << s.cases.size() << "\" failures=\"" << failures
-      << "\" skipped=\"" << skipped << "\"";
-    if (s.seconds >= 0) x << " time=\"" << format_number(s.seconds, 6) << "\"";
     x << ">\n";
     for (const auto& c : s.cases) {
       x << "    <testcase classname=\"" << xml_escape(c.classname) << "\" name=\"" << xml_escape(c.name) << "\">";

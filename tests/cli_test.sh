@@ -173,6 +173,11 @@ PY
 expect "regress moved exponent" 1 "REGRESSED exponent" -- "$cli" regress --baseline "$work/a/results.json" --current "$work/perturbed"
 expect "regress flipped check" 1 "REGRESSED verdict +lemmas +L1.sup-closed-form +pass +fail" -- "$cli" regress --baseline "$work/a/results.json" --current "$work/perturbed"
 if grep -q "<failure" "$work/perturbed/regress-junit.xml"; then passes=$((passes+1)); else echo "FAIL regress junit has no failure"; fails=$((fails+1)); fi
+# Both JUnit files follow the common schema CI servers read (tests/junit_schema.xsd; xmllint from libxml2-utils).
+schema="$(dirname "$0")/junit_schema.xsd"
+for f in "$work/a/junit.xml" "$work/perturbed/regress-junit.xml"; do
+  expect "junit schema: $(basename "$f")" 0 "validates" -- xmllint --noout --schema "$schema" "$f"
+done
 expect "regress bad baseline" 2 "--baseline: cannot open" -- "$cli" regress --baseline "$work/none.json" --current "$work/b"
 expect "regress update" 0 "baseline written" -- "$cli" regress --baseline "$work/newbase.json" --current "$work/b" --update-baseline
 
