@@ -139,6 +139,8 @@ for f in index.html report.md results.json junit.xml; do
   if [[ -s "$work/a/$f" ]]; then passes=$((passes+1)); else echo "FAIL report: $f missing"; fails=$((fails+1)); fi
 done
 expect "unknown suite" 2 "--only: unknown suite 'nope'" -- "$cli" all --only nope --out "$work/x"
+# Off a terminal, every progress line carries a UTC time stamp and where the run stands among the suites.
+expect "log lines" 0 "^20[0-9-]+T[0-9:]+Z \[all\] suite 1/1: running lemmas" -- "$cli" all --only lemmas --out "$work/logs"
 expect "report from results" 0 "report:" -- "$cli" report --results "$work/a" --out "$work/r"
 expect "report from missing folder" 2 "--results" -- "$cli" report --results "$work/none" --out "$work/r"
 

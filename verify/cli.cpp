@@ -112,7 +112,8 @@ void validate_out(const std::string& out) {
   if (out.empty()) throw InputError("--out", "expected a folder name, got an empty string");
 }
 
-SuiteContext make_context(const GlobalOptions& g, const SuiteInfo& suite, const std::string& out_dir) {
+SuiteContext make_context(const GlobalOptions& g, const SuiteInfo& suite, const std::string& out_dir,
+                          const std::string& position = {}) {
   SuiteContext ctx;
   ctx.profile = parse_profile(g.profile);
   ctx.seed = g.seed;
@@ -120,7 +121,7 @@ SuiteContext make_context(const GlobalOptions& g, const SuiteInfo& suite, const 
   ctx.out_dir = out_dir;
   // The reproduction command leaves out --out and --threads: neither changes a result.
   ctx.command = "infoflow-verify " + suite.alias + " --profile " + g.profile + " --seed " + std::to_string(g.seed);
-  auto printer = std::make_shared<ProgressPrinter>(suite.id);
+  auto printer = std::make_shared<ProgressPrinter>(suite.id, position);
   ctx.progress = [printer](const SweepProgress& p) { (*printer)(p); };
   return ctx;
 }
@@ -398,10 +399,12 @@ int cmd_all(const GlobalOptions& g, const std::string& only, const std::string& 
   for (const SuiteInfo* sp : selected)
     suite_locks.push_back(std::make_unique<OutputFolderLock>((std::filesystem::path(g.out) / sp->id).string(), "--out"));
   std::vector<SuiteResult> results;
-  for (const SuiteInfo* sp : selected) {
-    const SuiteInfo& suite = *sp;
-    std::fprintf(stderr, "[all] running %s (%s profile)\n", suite.id.c_str(), g.profile.c_str());
-    const SuiteContext ctx = make_context(g, suite, (std::filesystem::path(g.out) / suite.id).string());
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const SuiteInfo& suite = *selected[i];
+    const std::string position = "suite " + std::to_string(i + 1) + "/" + std::to_string(selected.size());
+    std::fprintf(stderr, "%s [all] %s: running %s (%s profile)\n", ProgressPrinter::timestamp().c_str(), position.c_str(),
+                 suite.id.c_str(), g.profile.c_str());
+    const SuiteContext ctx = make_context(g, suite, (std::filesystem::path(g.out) / suite.id).string(), position);
     bool stopped = false;
     try {
       results.push_back(run_suite(suite, ctx));

@@ -1,5 +1,7 @@
 #include "verify/mutation_harness.hpp"
 
+#include "verify/progress.hpp"
+
 #include "numerics/util/errors.hpp"
 #include "reports/mutation_table.hpp"
 
@@ -154,7 +156,8 @@ MutationReport run_mutation_harness(const MutationOptions& o) {
     MutantOutcome out{m, {}, {}};
     set_active_mutant(m.id);
     ++index;
-    std::fprintf(stderr, "[mutants] %zu/%zu %s: %s\n", index, total, m.name.c_str(), m.defect.c_str());
+    std::fprintf(stderr, "%s [mutants] %zu/%zu %s: %s\n", ProgressPrinter::timestamp().c_str(), index, total,
+                 m.name.c_str(), m.defect.c_str());
     for (const SuiteInfo* s : suites) {
       if (o.quick && std::find(m.suites.begin(), m.suites.end(), s->id) == m.suites.end()) continue;
       const fs::path dir = fs::path(o.out_dir) / m.name / s->id;
