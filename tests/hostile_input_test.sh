@@ -98,7 +98,7 @@ expect "results from an empty tree" 2 "--results: no result found" -- "$cli" rep
 expect "duplicate T" 2 "--T: expected distinct values, got 2 twice" -- "$cli" thm1 --T 2,2 --out o
 expect "duplicate E" 2 "--E: expected distinct values, got 2 twice" -- "$cli" thm3 --E 2,2 --out o
 printf 'x,y\n1e-320,1\n2,2\n4,3\n8,3.5\n' > subnormal.csv
-expect "subnormal in csv is a number" 0 '"slope"' -- "$cli" fit --csv subnormal.csv
+expect "subnormal in csv is a number" 0 '"slope"' -- "$cli" fit --csv subnormal.csv --json
 printf 'x,y\n1,1\n2,inf\n' > inf.csv
 expect "inf in csv" 2 "--csv: line 3: expected finite numbers" -- "$cli" fit --csv inf.csv
 

@@ -3,7 +3,8 @@
 // models whose every weight lies in [−1, 1] (docs/lower-bounds.md §6).
 //
 // The class: token dimension d, state width E ≥ 1 (free), an encoder that is affine or a ReLU FFN of width p_e ≥ 1,
-// optionally a positional table, a CLS vector, h heads of value dimension n (queries and keys of any size, not
+// optionally a positional table, a CLS vector, exactly h heads each of value dimension n (a model with mixed value
+// dimensions is counted by its own row, not by the largest n) (queries and keys of any size, not
 // counted: the bound holds whatever they are, so leaving them out keeps the count a lower bound), W_O, and a readout
 // that is affine or a ReLU FFN of width p_r. Temperatures are free and not counted. With every weight in [−1, 1] and
 // inputs in [0, 1]^d:

@@ -324,8 +324,9 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
         bounds.push_back(br);
       }
   {
-    Table t{"Certified class lower bound on L*R (every single-layer model in C1(h, n) with error <= eps on the family): "
-            "the best tightened family of m' <= T - 1 coordinates ('m'=k' where a padded one wins); 'v' marks a vacuous "
+    Table t{"Certified class lower bound on L*R: every single-layer model in C1(h, n) with error <= eps on the family "
+            "that gives the bound (hence every one with sup error <= eps), the best tightened family of m' <= T - 1 "
+            "coordinates ('m'=k' where a padded one wins); 'v' marks a vacuous "
             "bound (<= the trivial (d - 2 eps)/(2h))",
             {"T", "h", "n", "exponent (T-1)/(h(n+1)) - 1"}, {}};
     for (double eps : cb.eps) t.columns.push_back("eps=" + format_number(eps, 2));
@@ -525,7 +526,8 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
       return least_parameters_for_lr(BoundedWeightClass{cfg.d, T, h, n}, lr, kPrec).parameters;
     };
     Table pt{"Certified least parameter count of any single-layer model with every weight in [-1, 1] that reaches eps on "
-             "the completion family: C1(h, n) with any width E, encoder and readout affine or ReLU FFN, positions allowed "
+             "the completion family (or over the cube): exactly h heads of value dimension n, any width E, encoder and "
+             "readout affine or ReLU FFN, positions allowed "
              "(queries, keys and temperatures not counted); last row, the two-layer construction's parameters (all "
              "counted; its weights are in [-1, 1])",
              {"T", "h", "n", "growth exponent kappa/2"}, {}};

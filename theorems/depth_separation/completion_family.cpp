@@ -347,6 +347,9 @@ std::vector<std::vector<ArbBall>> completion_family_input_arb(const CompletionFa
                                                              const std::vector<long>& index, int j, long prec) {
   if (G < 2 || static_cast<int>(index.size()) != p.m || j < 0 || j >= p.m)
     throw ContractError("completion_family_input_arb", "G >= 2, m grid indices and 0 <= j < m");
+  // G − 1 and the indices reach arb through doubles: only values a double holds exactly (below 2^53) are the grid's.
+  constexpr long kExactInDouble = 1L << 53;
+  if (G - 1 > kExactInDouble) throw ContractError("completion_family_input_arb", "G - 1 <= 2^53");
   const Geometry<ArbBall> g(p, [&](double v) { return ArbBall(v, prec); });
   const ArbBall one(1.0, prec);
   std::vector<std::vector<ArbBall>> X;
