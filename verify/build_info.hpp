@@ -3,8 +3,8 @@
 
 namespace infoflow {
 
-/// "0.1.0 (commit 1a2b3c4d5e6f)": the project version and the commit the binary was built from ("-dirty" when the work
-/// tree had uncommitted changes, "unknown" outside a git checkout).
+/// "0.1.0 (commit 1a2b3c4d5e6f)": the project version and the commit the binary was built from, the same stamp every
+/// result carries ("-dirty-HASH" with uncommitted changes, "nogit-HASH" outside a git checkout).
 std::string build_version();
 
 }  // namespace infoflow
