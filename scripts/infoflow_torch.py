@@ -1,0 +1,308 @@
+#!/usr/bin/python3
+"""PyTorch <-> infoflow-verify weights (docs/weights-format.md, "From and to PyTorch").
+
+The module `InfoflowTransformer` is the documented architecture in torch (float64): an encoder, an optional positional
+table, the CLS vector, layers of heads with W_O and an optional token-wise FFN, and a readout. `to_weights(module)`
+writes the weights JSON object from it, `from_weights(obj)` builds it back; `from_state_dict(sd, betas)` reads a
+state_dict with this module's parameter names and shapes. Anything else is refused with an error naming the key.
+
+    python3 scripts/infoflow_torch.py export MODEL.pt WEIGHTS.json    # a torch.save'd InfoflowTransformer or state_dict
+    python3 scripts/infoflow_torch.py import WEIGHTS.json MODEL.pt    # torch.save of the module's state_dict + betas
+    python3 scripts/infoflow_torch.py --help
+
+Exit codes: 0 done; 2 bad input (the message names the key or shape); 3 PyTorch is not installed.
+"""
+import json, math, sys
+
+try:
+    import torch
+except ImportError:  # the module is still importable for its docstring; the CLI says what is missing
+    torch = None
+
+FORMAT = "infoflow-verify/weights/1"
+
+
+class ConversionError(ValueError):
+    """Bad input: a missing key, a wrong shape, a non-finite number, a layer the format does not have."""
+
+
+def _require_torch():
+    if torch is None:
+        raise RuntimeError("PyTorch is not installed (Debian: apt-get install python3-torch)")
+
+
+def _map_module(kind, n_in, n_out, width=0):
+    if kind == "affine":
+        return torch.nn.Linear(n_in, n_out, dtype=torch.float64)
+    if kind == "ffn":
+        return torch.nn.Sequential(torch.nn.Linear(n_in, width, dtype=torch.float64), torch.nn.ReLU(),
+                                   torch.nn.Linear(width, n_out, dtype=torch.float64))
+    raise ConversionError(f"map kind '{kind}': expected 'affine' or 'ffn'")
+
+
+class Head(torch.nn.Module if torch else object):
+    def __init__(self, E, key_dim, value_dim, beta):
+        super().__init__()
+        self.Q = torch.nn.Linear(E, key_dim, bias=False, dtype=torch.float64)
+        self.K = torch.nn.Linear(E, key_dim, bias=False, dtype=torch.float64)
+        self.V = torch.nn.Linear(E, value_dim, bias=False, dtype=torch.float64)
+        self.register_buffer("beta", torch.tensor(float(beta), dtype=torch.float64))
+
+
+class Layer(torch.nn.Module if torch else object):
+    def __init__(self, E, heads, ffn_width):
+        super().__init__()
+        self.heads = torch.nn.ModuleList(Head(E, k, n, b) for (k, n, b) in heads)
+        self.W_O = torch.nn.Linear(sum(n for (_, n, _) in heads), E, bias=False, dtype=torch.float64)
+        self.ffn = _map_module("ffn", E, E, ffn_width) if ffn_width else None
+
+    def attend(self, q, keys, values):
+        """q: N × E queries; keys[i], values[i]: N × T × (n'|n). Returns q + W_O [a_1; a_2; ...]."""
+        outs = []
+        for h, k, v in zip(self.heads, keys, values):
+            z = h.beta * torch.einsum("nk,ntk->nt", h.Q(q), k)
+            w = torch.exp(z - z.max(dim=1, keepdim=True).values)
+            outs.append(torch.einsum("nt,ntv->nv", w / w.sum(dim=1, keepdim=True), v))
+        return q + self.W_O(torch.cat(outs, dim=1))
+
+
+class InfoflowTransformer(torch.nn.Module if torch else object):
+    """The architecture of docs/weights-format.md. `encoder`/`readout` are ('affine', 0) or ('ffn', width)."""
+
+    def __init__(self, d, E, layers, encoder=("affine", 0), readout=("affine", 0), positions=0):
+        super().__init__()
+        _require_torch()
+        self.d, self.E, self.positions = d, E, positions
+        self.encoder = _map_module(encoder[0], d, E, encoder[1])
+        self.positional = torch.nn.Parameter(torch.zeros(positions, E, dtype=torch.float64)) if positions else None
+        self.cls0 = torch.nn.Parameter(torch.zeros(E, dtype=torch.float64))
+        # layers: [(heads [(key_dim, value_dim, beta)], ffn_width)], the last with ffn_width 0.
+        self.layers = torch.nn.ModuleList(Layer(E, h, w) for (h, w) in layers)
+        self.readout = _map_module(readout[0], E, 1, readout[1])
+
+    def forward(self, X):
+        """X: N × T × d (float64). Returns the N outputs."""
+        N, T, _ = X.shape
+        if self.positions and T > self.positions:
+            raise ConversionError(f"T = {T} exceeds the positional table ({self.positions} rows)")
+        u = self.encoder(X)
+        if self.positional is not None:
+            u = u + self.positional[:T]
+        c = self.cls0.expand(N, self.E)
+        for i, layer in enumerate(self.layers):
+            keys = [h.K(u) for h in layer.heads]
+            values = [h.V(u) for h in layer.heads]
+            new_c = layer.attend(c, keys, values)
+            if i + 1 < len(self.layers):
+                new_u = layer.attend(u.reshape(N * T, self.E), [k.repeat_interleave(T, 0) for k in keys],
+                                     [v.repeat_interleave(T, 0) for v in values]).reshape(N, T, self.E)
+                if layer.ffn is not None:
+                    new_u = new_u + layer.ffn(new_u)
+                    new_c = new_c + layer.ffn(new_c)
+                u = new_u
+            c = new_c
+        return self.readout(c)[:, 0]
+
+
+# ---- to and from the weights JSON ----
+
+def _rows(t):
+    return [[float(v) for v in row] for row in t.detach().cpu().tolist()]
+
+
+def _vec(t):
+    return [float(v) for v in t.detach().cpu().reshape(-1).tolist()]
+
+
+def _map_to_json(m):
+    if isinstance(m, torch.nn.Linear):
+        return {"kind": "affine", "W": _rows(m.weight), "b": _vec(m.bias)}
+    return {"kind": "ffn", "W1": _rows(m[0].weight), "b1": _vec(m[0].bias), "W2": _rows(m[2].weight), "b2": _vec(m[2].bias)}
+
+
+def to_weights(model):
+    """The weights JSON object (a dict) of an InfoflowTransformer."""
+    _require_torch()
+    # By name: a module saved by a program that imported this file as `infoflow_torch` unpickles to that module's class,
+    # not to the class of this file run as a script.
+    if type(model).__name__ != "InfoflowTransformer" or not all(hasattr(model, a) for a in ("encoder", "layers", "readout")):
+        raise ConversionError(f"expected an InfoflowTransformer (this module's architecture), got {type(model).__name__}: "
+                              "build one and copy the weights in, or save its state_dict with model_config(model)")
+    out = {"format": FORMAT, "d": model.d, "E": model.E, "positions": model.positions,
+           "encoder": _map_to_json(model.encoder), "cls0": _vec(model.cls0), "layers": [],
+           "readout": _map_to_json(model.readout)}
+    if model.positional is not None:
+        out["positional"] = _rows(model.positional)
+    for layer in model.layers:
+        out["layers"].append({
+            "heads": [{"Q": _rows(h.Q.weight), "K": _rows(h.K.weight), "V": _rows(h.V.weight), "beta": float(h.beta)}
+                      for h in layer.heads],
+            "W_O": _rows(layer.W_O.weight),
+            "ffn": _map_to_json(layer.ffn) if layer.ffn is not None else None})
+    for v in _all_numbers(out):
+        if not math.isfinite(v):
+            raise ConversionError("a weight is not finite (NaN or infinity): the format holds finite numbers only")
+    return out
+
+
+def _all_numbers(obj):
+    if isinstance(obj, (int, float)) and not isinstance(obj, bool):
+        yield float(obj)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _all_numbers(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _all_numbers(v)
+
+
+def _get(obj, key, where):
+    if not isinstance(obj, dict) or key not in obj:
+        raise ConversionError(f"{where}: missing key '{key}'")
+    return obj[key]
+
+
+def _tensor(value, shape, where):
+    try:
+        t = torch.tensor([float(x) for x in value] if shape[0] == -1 else [[float(x) for x in r] for r in value],
+                         dtype=torch.float64)
+    except (TypeError, ValueError):
+        raise ConversionError(f"{where}: expected {'a vector' if shape[0] == -1 else 'a matrix'} of numbers")
+    want = tuple(s for s in shape if s != -1)
+    if tuple(t.shape) != want:
+        raise ConversionError(f"{where}: expected shape {list(want)}, got {list(t.shape)}")
+    if not torch.isfinite(t).all():
+        raise ConversionError(f"{where}: not finite")
+    return t
+
+
+def _map_shape(m, where):
+    kind = _get(m, "kind", where)
+    if kind == "affine":
+        return ("affine", 0)
+    if kind == "ffn":
+        return ("ffn", len(_get(m, "W1", where)))
+    raise ConversionError(f"{where}.kind: expected 'affine' or 'ffn', got '{kind}'")
+
+
+def _load_map(module, m, n_in, n_out, where):
+    with torch.no_grad():
+        if isinstance(module, torch.nn.Linear):
+            module.weight.copy_(_tensor(_get(m, "W", where), (n_out, n_in), where + ".W"))
+            module.bias.copy_(_tensor(_get(m, "b", where), (-1, n_out), where + ".b"))
+        else:
+            p = module[0].out_features
+            module[0].weight.copy_(_tensor(_get(m, "W1", where), (p, n_in), where + ".W1"))
+            module[0].bias.copy_(_tensor(_get(m, "b1", where), (-1, p), where + ".b1"))
+            module[2].weight.copy_(_tensor(_get(m, "W2", where), (n_out, p), where + ".W2"))
+            module[2].bias.copy_(_tensor(_get(m, "b2", where), (-1, n_out), where + ".b2"))
+
+
+def from_weights(obj):
+    """An InfoflowTransformer holding the weights JSON object's values (numbers as doubles; decimal strings rounded)."""
+    _require_torch()
+    fmt = obj.get("format", FORMAT) if isinstance(obj, dict) else None
+    if fmt != FORMAT:
+        raise ConversionError(f"format: expected '{FORMAT}', got {fmt!r}")
+    d, E = int(_get(obj, "d", "weights")), int(_get(obj, "E", "weights"))
+    positions = int(obj.get("positions", 0))
+    layers_json = _get(obj, "layers", "weights")
+    if not isinstance(layers_json, list) or not layers_json:
+        raise ConversionError("layers: expected a non-empty array")
+    shapes = []
+    for i, layer in enumerate(layers_json):
+        heads = []
+        for j, h in enumerate(_get(layer, "heads", f"layers[{i}]")):
+            where = f"layers[{i}].heads[{j}]"
+            beta = float(_get(h, "beta", where))
+            if not beta > 0 or not math.isfinite(beta):
+                raise ConversionError(f"{where}.beta: expected a finite number > 0")
+            heads.append((len(_get(h, "Q", where)), len(_get(h, "V", where)), beta))
+        ffn = layer.get("ffn")
+        last = i + 1 == len(layers_json)
+        if ffn is not None and last:
+            raise ConversionError(f"layers[{i}].ffn: the last layer has no FFN")
+        width = _map_shape(ffn, f"layers[{i}].ffn")[1] if ffn is not None else 0
+        if ffn is not None and ffn.get("kind") != "ffn":
+            raise ConversionError(f"layers[{i}].ffn.kind: expected 'ffn'")
+        shapes.append((heads, width))
+    model = InfoflowTransformer(d, E, shapes, _map_shape(_get(obj, "encoder", "weights"), "encoder"),
+                                _map_shape(_get(obj, "readout", "weights"), "readout"), positions)
+    _load_map(model.encoder, obj["encoder"], d, E, "encoder")
+    _load_map(model.readout, obj["readout"], E, 1, "readout")
+    with torch.no_grad():
+        model.cls0.copy_(_tensor(_get(obj, "cls0", "weights"), (-1, E), "cls0"))
+        if positions:
+            model.positional.copy_(_tensor(_get(obj, "positional", "weights"), (positions, E), "positional"))
+        for i, (layer, lj) in enumerate(zip(model.layers, layers_json)):
+            for j, (h, hj) in enumerate(zip(layer.heads, lj["heads"])):
+                where = f"layers[{i}].heads[{j}]"
+                h.Q.weight.copy_(_tensor(hj["Q"], (h.Q.out_features, E), where + ".Q"))
+                h.K.weight.copy_(_tensor(_get(hj, "K", where), (h.K.out_features, E), where + ".K"))
+                h.V.weight.copy_(_tensor(hj["V"], (h.V.out_features, E), where + ".V"))
+            layer.W_O.weight.copy_(_tensor(_get(lj, "W_O", f"layers[{i}]"), (E, layer.W_O.in_features), f"layers[{i}].W_O"))
+            if layer.ffn is not None:
+                _load_map(layer.ffn, lj["ffn"], E, E, f"layers[{i}].ffn")
+    return model
+
+
+def from_state_dict(state_dict, config):
+    """An InfoflowTransformer from a state_dict with this module's names and shapes. `config` is the constructor's
+    arguments as a dict (d, E, layers, encoder, readout, positions): a state_dict alone does not say which maps are
+    FFNs or what the temperatures are. Unknown or missing keys, and shape mismatches, are refused by name."""
+    _require_torch()
+    model = InfoflowTransformer(**config)
+    expected = model.state_dict()
+    unknown = sorted(set(state_dict) - set(expected))
+    missing = sorted(set(expected) - set(state_dict))
+    if unknown or missing:
+        raise ConversionError(f"state_dict: unknown keys {unknown}, missing keys {missing} "
+                              f"(expected the keys of InfoflowTransformer: {sorted(expected)})")
+    for k, v in state_dict.items():
+        if tuple(v.shape) != tuple(expected[k].shape):
+            raise ConversionError(f"state_dict['{k}']: expected shape {list(expected[k].shape)}, got {list(v.shape)}")
+    model.load_state_dict({k: v.to(torch.float64) for k, v in state_dict.items()})
+    return model
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    try:
+        _require_torch()
+    except RuntimeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 3
+    try:
+        if argv[1] == "export" and len(argv) == 4:
+            obj = torch.load(argv[2], weights_only=False)
+            if isinstance(obj, dict) and "config" in obj and "state_dict" in obj:
+                obj = from_state_dict(obj["state_dict"], obj["config"])
+            with open(argv[3], "w") as f:
+                json.dump(to_weights(obj), f)
+            return 0
+        if argv[1] == "import" and len(argv) == 4:
+            with open(argv[2]) as f:
+                model = from_weights(json.load(f))
+            torch.save({"config": model_config(model), "state_dict": model.state_dict()}, argv[3])
+            return 0
+        print("error: expected `export MODEL.pt WEIGHTS.json` or `import WEIGHTS.json MODEL.pt` (--help)", file=sys.stderr)
+        return 2
+    except (ConversionError, OSError, json.JSONDecodeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def model_config(model):
+    """The constructor's arguments of an InfoflowTransformer (what from_state_dict needs beside the state_dict)."""
+    def kind(m):
+        return ("affine", 0) if isinstance(m, torch.nn.Linear) else ("ffn", m[0].out_features)
+    return {"d": model.d, "E": model.E, "positions": model.positions, "encoder": kind(model.encoder),
+            "readout": kind(model.readout),
+            "layers": [([(h.Q.out_features, h.V.out_features, float(h.beta)) for h in l.heads],
+                        l.ffn[0].out_features if l.ffn is not None else 0) for l in model.layers]}
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""Round trip between PyTorch and infoflow-verify (scripts/infoflow_torch.py, docs/weights-format.md):
+random models of the documented architecture in torch (one and two layers, FFN or affine maps, positions, several
+heads of different sizes) are written as weights JSON, evaluated by `infoflow-verify eval --precision double`, and
+compared with torch's own forward pass: |y_torch - y_eval| <= 1e-12 max(1, |y|). The JSON read back into torch gives the
+same parameters bit for bit. Bad inputs are refused by name. Skipped (exit 77) where PyTorch is not installed.
+
+usage: torch_roundtrip_test.py PATH/TO/infoflow-verify SOURCE_DIR
+"""
+import json, os, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.join(sys.argv[2], "scripts"))
+import infoflow_torch as it
+
+if it.torch is None:
+    print("SKIP: PyTorch is not installed (Debian: apt-get install python3-torch); the round trip was not run")
+    sys.exit(77)
+torch = it.torch
+
+cli = sys.argv[1]
+seed = int(os.environ.get("INFOFLOW_SEED", "20260529"))
+print(f"randomized test: INFOFLOW_SEED={seed}")
+gen = torch.Generator().manual_seed(seed)
+fails = 0
+largest = 0.0  # the largest relative difference seen, printed at the end
+
+
+def check(name, ok, detail=""):
+    global fails
+    if not ok:
+        fails += 1
+        print(f"FAIL {name}: {detail}")
+
+
+configs = [
+    dict(d=2, E=4, layers=[([(2, 2, 1.5)], 0)], encoder=("ffn", 5), readout=("ffn", 3)),
+    dict(d=3, E=5, layers=[([(2, 1, 0.7), (3, 2, 4.0)], 6), ([(1, 3, 2.0)], 0)], encoder=("affine", 0),
+         readout=("ffn", 4), positions=6),
+    dict(d=2, E=6, layers=[([(2, 2, 9.0)], 8), ([(2, 2, 9.0)], 0)], encoder=("ffn", 4), readout=("affine", 0), positions=5),
+]
+multiplier = int(os.environ.get("INFOFLOW_TEST_MULTIPLIER", "1"))
+with tempfile.TemporaryDirectory() as tmp:
+    for ci, cfg in enumerate(configs):
+        for trial in range(2 * multiplier):
+            model = it.InfoflowTransformer(**cfg)
+            with torch.no_grad():
+                for p in model.parameters():
+                    p.copy_(torch.rand(p.shape, generator=gen, dtype=torch.float64) * 2 - 1)
+            T = min(cfg.get("positions", 0) or 5, 5)
+            X = torch.rand(16, T, cfg["d"], generator=gen, dtype=torch.float64)
+            y_torch = model(X).detach()
+            weights = os.path.join(tmp, f"w{ci}-{trial}.json")
+            inputs = os.path.join(tmp, f"x{ci}-{trial}.json")
+            with open(weights, "w") as f:
+                json.dump(it.to_weights(model), f)
+            with open(inputs, "w") as f:
+                json.dump({"inputs": X.tolist()}, f)
+            run = subprocess.run([cli, "eval", "--weights", weights, "--inputs", inputs, "--precision", "double"],
+                                 capture_output=True, text=True)
+            check(f"eval config {ci}", run.returncode == 0, run.stderr)
+            if run.returncode != 0:
+                continue
+            y_eval = torch.tensor(json.loads(run.stdout)["outputs"], dtype=torch.float64)
+            worst = float(((y_torch - y_eval).abs() / y_torch.abs().clamp(min=1.0)).max())
+            largest = max(largest, worst)
+            check(f"torch forward == eval, config {ci} trial {trial}", worst <= 1e-12, f"relative difference {worst:.3e}")
+            back = it.from_weights(json.load(open(weights)))
+            same = all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), back.state_dict().values()))
+            check(f"JSON read back gives the same parameters, config {ci}", same)
+            # And through a state_dict with its config, as `import`/`export` store it.
+            again = it.from_state_dict(back.state_dict(), it.model_config(back))
+            check(f"state_dict round trip, config {ci}", torch.equal(again(X), back(X)))
+
+    # Refusals, each naming what is wrong.
+    good = it.to_weights(it.InfoflowTransformer(**configs[0]))
+    def refused(name, alter, needle):
+        obj = json.loads(json.dumps(good))
+        alter(obj)
+        try:
+            it.from_weights(obj)
+            check(name, False, "accepted")
+        except it.ConversionError as e:
+            check(name, needle in str(e), f"message '{e}' lacks '{needle}'")
+    refused("wrong shape", lambda o: o["layers"][0]["heads"][0]["K"].pop(), "layers[0].heads[0].K")
+    refused("missing key", lambda o: o["layers"][0].pop("W_O"), "missing key 'W_O'")
+    refused("bad kind", lambda o: o["encoder"].update(kind="conv"), "encoder.kind")
+    refused("zero beta", lambda o: o["layers"][0]["heads"][0].update(beta=0), "beta")
+    refused("FFN in the last layer", lambda o: o["layers"][0].update(ffn=good["encoder"]), "the last layer has no FFN")
+    sd = it.InfoflowTransformer(**configs[0]).state_dict()
+    sd["extra.weight"] = torch.zeros(1)
+    try:
+        it.from_state_dict(sd, configs[0])
+        check("unknown state_dict key", False, "accepted")
+    except it.ConversionError as e:
+        check("unknown state_dict key", "extra.weight" in str(e), str(e))
+    # The CLI: export then import, and a bad file exits 2.
+    path_pt, path_json, path_back = (os.path.join(tmp, n) for n in ("m.pt", "m.json", "back.pt"))
+    m = it.InfoflowTransformer(**configs[1])
+    torch.save(m, path_pt)
+    script = os.path.join(sys.argv[2], "scripts", "infoflow_torch.py")
+    rc = subprocess.run([sys.executable, script, "export", path_pt, path_json]).returncode
+    check("export CLI", rc == 0 and it.to_weights(m) == json.load(open(path_json)), f"exit {rc}")
+    rc = subprocess.run([sys.executable, script, "import", path_json, path_back]).returncode
+    check("import CLI", rc == 0, f"exit {rc}")
+    with open(os.path.join(tmp, "bad.json"), "w") as f:
+        f.write('{"format": "something else"}')
+    run = subprocess.run([sys.executable, script, "import", os.path.join(tmp, "bad.json"), path_back], capture_output=True, text=True)
+    check("import of a bad file exits 2 naming the key", run.returncode == 2 and "format" in run.stderr, run.stderr)
+
+print(f"torch round trip: largest |torch - eval| / max(1, |y|) = {largest:.3e}; " + ("ok" if fails == 0 else f"{fails} failure(s)"))
+sys.exit(1 if fails else 0)
