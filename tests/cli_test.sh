@@ -30,6 +30,7 @@ expect "version" 0 "^infoflow-verify [0-9]+\.[0-9]+\.[0-9]+ \(commit [0-9a-z-]+\
 for sub in all eval bound certify check-certificate fit report regress plan mutants lemmas thm1 thm2 thm3 framework experiments; do
   expect "help of $sub lists the global options" 0 "Global options \(before or after the subcommand\): --seed N, --profile" -- "$cli" "$sub" --help
 done
+expect "per-suite executable names itself" 0 "^Usage: thm1-depth-separation \[OPTIONS\]" -- "$(dirname "$cli")/thm1-depth-separation" --help
 expect "plan without --heads: one head per layer" 0 "cost exponent" -- "$cli" plan --target "min_{s,t} dot(x[s], x[t])" --layers 1 --d 2 --E 6 --T 8
 expect "missing weights file" 2 "--weights: cannot open" -- "$cli" eval --weights "$work/nope.json" --inputs "$work/nope.json"
 expect "malformed weights" 2 "--weights: .*not valid JSON" -- "$cli" eval --weights "$work/bad.json" --inputs "$work/bad.json"
