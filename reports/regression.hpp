@@ -5,6 +5,8 @@
 //   - a certified bound that became looser (an upper bound grew, a lower bound shrank).
 #include "reports/result.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@ struct RegressionItem {
   bool regression = false;
   std::string detail;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RegressionItem, kind, suite, id, baseline, current, regression, detail)
 
 struct RegressionReport {
   std::vector<RegressionItem> items;

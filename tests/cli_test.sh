@@ -181,6 +181,7 @@ schema="$(dirname "$0")/junit_schema.xsd"
 for f in "$work/a/junit.xml" "$work/perturbed/regress-junit.xml"; do
   expect "junit schema: $(basename "$f")" 0 "validates" -- xmllint --noout --schema "$schema" "$f"
 done
+expect "regress --json" 1 '"regressions": [1-9]' -- "$cli" regress --baseline "$work/a/results.json" --current "$work/perturbed" --json
 expect "regress bad baseline" 2 "--baseline: cannot open" -- "$cli" regress --baseline "$work/none.json" --current "$work/b"
 expect "regress update" 0 "baseline written" -- "$cli" regress --baseline "$work/newbase.json" --current "$work/b" --update-baseline
 

@@ -530,7 +530,7 @@ int cmd_plan(const PlanOptions& o) {
   return 0;
 }
 
-int cmd_regress(const std::string& baseline, const std::string& current, const std::string& junit, bool update) {
+int cmd_regress(const std::string& baseline, const std::string& current, const std::string& junit, bool update, bool json_out) {
   auto cur = load_results(current, "--current");
   if (cur.empty()) throw InputError("--current", "no suite results found in '" + current + "'");
   settle_loaded_claims(cur, "--current");
@@ -544,7 +544,10 @@ int cmd_regress(const std::string& baseline, const std::string& current, const s
   auto base = load_results(baseline, "--baseline");
   settle_loaded_claims(base, "--baseline");
   const RegressionReport rep = compare_results(base, cur);
-  std::cout << rep.table();
+  if (json_out)
+    std::cout << nlohmann::json{{"regressions", rep.regressions()}, {"comparisons", rep.items}}.dump(2) << "\n";
+  else
+    std::cout << rep.table();
   write_text_file_atomic(junit.empty() ? (std::filesystem::path(std::filesystem::is_directory(current) ? current : ".") /
                                           "regress-junit.xml").string()
                                        : junit,
@@ -704,6 +707,8 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   regress->add_option("--current", current, "folder (or results.json) of the current run")->required();
   regress->add_option("--junit", junit, "where to write JUnit XML (default: CURRENT/regress-junit.xml)");
   regress->add_flag("--update-baseline", update_baseline, "write the current results as the new baseline (after review)");
+  bool regress_json = false;
+  regress->add_flag("--json", regress_json, "print JSON instead of a table");
   PlanOptions po;
   auto* plan = app.add_subcommand("plan", "plan a target on an architecture with the InfoFlow framework");
   plan->add_option("--target", po.target, "target, e.g. 'min_{s,t} dot(x[s], x[t])'")->required();
@@ -754,7 +759,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     if (check_cert->parsed()) return cmd_check_certificate(check_file, check_weights, check_threads, check_json);
     if (bound->parsed()) return cmd_bound(bound_weights, bound_request, bound_json, g.seed);
     if (plan->parsed()) return cmd_plan(po);
-    if (regress->parsed()) return cmd_regress(baseline, current, junit, update_baseline);
+    if (regress->parsed()) return cmd_regress(baseline, current, junit, update_baseline, regress_json);
     if (mutants->parsed()) return cmd_mutants(g, mutants_quick);
     if (report->parsed()) return cmd_report(results_dir.empty() ? g.out : results_dir, g.out, report_baseline);
     for (const auto& [cmd, suite] : suite_cmds)
