@@ -181,6 +181,14 @@ schema="$(dirname "$0")/junit_schema.xsd"
 for f in "$work/a/junit.xml" "$work/perturbed/regress-junit.xml"; do
   expect "junit schema: $(basename "$f")" 0 "validates" -- xmllint --noout --schema "$schema" "$f"
 done
+$py - "$work/a/results.json" "$work/otherprofile.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["suites"]:
+    s["profile"] = "nightly"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect "regress across profiles is refused" 2 "profile 'quick', the baseline .* with 'nightly'" -- "$cli" regress --baseline "$work/otherprofile.json" --current "$work/a"
 expect "regress --json" 1 '"regressions": [1-9]' -- "$cli" regress --baseline "$work/a/results.json" --current "$work/perturbed" --json
 expect "regress bad baseline" 2 "--baseline: cannot open" -- "$cli" regress --baseline "$work/none.json" --current "$work/b"
 expect "regress update" 0 "baseline written" -- "$cli" regress --baseline "$work/newbase.json" --current "$work/b" --update-baseline

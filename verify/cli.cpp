@@ -543,6 +543,13 @@ int cmd_regress(const std::string& baseline, const std::string& current, const s
   }
   auto base = load_results(baseline, "--baseline");
   settle_loaded_claims(base, "--baseline");
+  // Exponents, bounds and verdicts of different profiles differ by design: comparing them reports noise as regressions.
+  for (const SuiteResult& c : cur)
+    for (const SuiteResult& b : base)
+      if (b.suite == c.suite && b.profile != c.profile)
+        throw InputError("--current", "suite " + c.suite + " ran with profile '" + c.profile + "', the baseline '" +
+                                          baseline + "' with '" + b.profile + "': compare runs of the same profile "
+                                          "(reports/baselines/quick.json or nightly.json)");
   const RegressionReport rep = compare_results(base, cur);
   if (json_out)
     std::cout << nlohmann::json{{"regressions", rep.regressions()}, {"comparisons", rep.items}}.dump(2) << "\n";
