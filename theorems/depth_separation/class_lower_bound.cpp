@@ -201,6 +201,185 @@ std::optional<std::size_t> crossover_index(const std::vector<double>& class_boun
   return star;
 }
 
+// The sharper class bound (docs/lower-bounds.md §2): the tightened families by prefix length m', each usable at any
+// T ≥ m' + 1 by padding; the bound at T is the best of them.
+class SharperClassBound {
+ public:
+  SharperClassBound(const std::map<int, FamilyRow>& tight, double target_range) : tight_(tight), target_range_(target_range) {}
+
+  /// The tightened family of m coordinates as the packing reads it (range 0 when it was not certified or not built).
+  PackingFamily family(int m) const {
+    const auto it = tight_.find(m);
+    const bool usable = it != tight_.end() && it->second.cert.certified;
+    return PackingFamily{m, m, usable ? it->second.cert.output_range_lower : 0.0, target_range_};
+  }
+
+  /// The best bound at T over the tightened families of m' = 2..T − 1 coordinates (padded to T).
+  PaddedBound at(int T, const SingleLayerClass& cls, double eps) const {
+    PaddedBound best{completion_packing_bound(cls, family(T - 1), eps, kPrec), T - 1};
+    for (int m = 2; m < T - 1; ++m) {
+      if (!(family(m).output_range > 0)) continue;
+      const ClassPackingBound b = completion_packing_bound(cls, family(m), eps, kPrec);
+      if (b.lr_lower > best.bound.lr_lower) best = {b, m};
+    }
+    return best;
+  }
+
+ private:
+  const std::map<int, FamilyRow>& tight_;
+  double target_range_;
+};
+
+
+// The certified separation in parameters for weights in [−1, 1]: the class's least count from the sharper L·R bound
+// against the construction's count, ε* per (T, h, n), a plot per T, and its check (docs/lower-bounds.md §6).
+void run_parameter_separation(const DepthSeparationConfig& cfg, const SharperClassBound& sharper,
+                              double construction_largest_weight, SuiteResult& r) {
+  const ClassBoundConfig& cb = cfg.class_bound;
+  const std::vector<double>& grid = cb.parameter_eps;
+  std::vector<double> construction_count(grid.size());
+  for (std::size_t i = 0; i < grid.size(); ++i) construction_count[i] = TwoLayerMinDotConstruction::parameters_for(cfg.d, grid[i]);
+  auto least_count = [&](int T, int h, int n, double eps) {
+    const double lr = sharper.at(T, {h, n}, eps).bound.lr_lower;
+    return least_parameters_for_lr(BoundedWeightClass{cfg.d, T, h, n}, lr, kPrec).parameters;
+  };
+  Table pt{"Certified least parameter count of any single-layer model with every weight in [-1, 1] that reaches eps on "
+           "the completion family (or over the cube): exactly h heads of value dimension n, any width E, encoder and "
+           "readout affine or ReLU FFN, positions allowed "
+           "(queries, keys and temperatures not counted); last row, the two-layer construction's parameters (all "
+           "counted; its weights are in [-1, 1])",
+           {"T", "h", "n", "growth exponent kappa/2"}, {}};
+  for (double eps : cb.eps) pt.columns.push_back("eps=" + format_number(eps, 2));
+  for (int T : cb.T)
+    for (int h : cb.heads)
+      for (int n : cb.value_dims) {
+        if (!(sharper.family(T - 1).output_range > 0)) continue;
+        std::vector<std::string> row{std::to_string(T), std::to_string(h), std::to_string(n),
+                                     fmt(std::max(0.0, ((T - 1.0) / (h * (n + 1.0)) - 1) / 2))};
+        for (double eps : cb.eps) row.push_back(fmt(least_count(T, h, n, eps)));
+        pt.rows.push_back(row);
+      }
+  {
+    std::vector<std::string> row{"two-layer construction", "1+1", "-", "1/2"};
+    for (double eps : cb.eps) row.push_back(fmt(TwoLayerMinDotConstruction::parameters_for(cfg.d, eps)));
+    pt.rows.push_back(row);
+  }
+  r.tables.push_back(pt);
+
+  Table px{"Certified depth separation in parameters, weights in [-1, 1]: eps* is the largest eps of the grid (down to " +
+               format_number(grid.back(), 2) + ") below which, on the whole grid, every single-layer model of the class "
+               "needs more parameters than the two-layer construction has",
+           {"T", "h", "n", "class growth kappa/2", "eps*", "class least count at eps*", "construction count at eps*", "note"},
+           {}};
+  Check c;
+  c.id = "depth-separation.parameters-certified";
+  c.grade = Grade::Certified;
+  c.statement = "Weights in [-1, 1]: for every T of the sweep where the class count grows faster than the construction's "
+                "(kappa/2 > 1/2, one head, n = 1: T >= 6) there is an eps* on the grid below which the certified least "
+                "parameter count of every single-layer model exceeds the two-layer construction's count (its weights are in "
+                "[-1, 1], checked); a missing crossover there fails";
+  c.verdict = Verdict::Pass;
+  std::map<std::string, double> eps_star_params;
+  int decided = 0;
+  for (int T : cb.T)
+    for (int h : cb.heads)
+      for (int n : cb.value_dims) {
+        const double growth = ((T - 1.0) / (h * (n + 1.0)) - 1) / 2;
+        if (growth <= 0.5 || !(sharper.family(T - 1).output_range > 0)) continue;
+        std::vector<double> count(grid.size());
+        for (std::size_t i = 0; i < grid.size(); ++i) count[i] = least_count(T, h, n, grid[i]);
+        const std::optional<std::size_t> star = crossover_index(count, construction_count);
+        px.rows.push_back({std::to_string(T), std::to_string(h), std::to_string(n), fmt(growth),
+                           star ? format_number(grid[*star], 3) : "-", star ? fmt(count[*star]) : "-",
+                           star ? fmt(construction_count[*star]) : "-",
+                           star ? (grid[*star] >= kConstructionCertifiedDown ? "construction certified"
+                                                                              : "construction's count from its formula")
+                                : "no crossover down to eps = " + format_number(grid.back(), 2)});
+        if (h != 1 || n != 1) continue;
+        ++decided;
+        const std::string key = "T=" + std::to_string(T);
+        if (star) {
+          eps_star_params[key] = grid[*star];
+          c.measured[key] = {{"eps_star", grid[*star]}, {"class_count", count[*star]},
+                             {"construction_count", construction_count[*star]}};
+          c.figure = "eps* = " + format_number(grid[*star], 3) + " at " + key + ": every single-layer model needs >= " +
+                     format_number(count[*star], 4) + " parameters, the construction has " +
+                     format_number(construction_count[*star], 4);
+        } else {
+          c.measured[key] = "no crossover down to eps = " + format_number(grid.back(), 2);
+          c.verdict = Verdict::Fail;
+        }
+        Series sr = Series::make("parameters-class-vs-construction-T" + std::to_string(T),
+                                 "T = " + std::to_string(T) + ", weights in [-1, 1]: certified least parameter count of "
+                                 "a single-layer model (one head, n = 1) against the two-layer construction's",
+                                 "1/eps", "parameters");
+        sr.points_label = "certified lower bound, single layer, weights in [-1, 1] (arb)";
+        sr.overlay = Series::Overlay{"two-layer construction's parameter count (weights in [-1, 1])", {}, {}};
+        for (std::size_t i = 0; i < grid.size(); ++i) {
+          sr.x.push_back(1 / grid[i]), sr.y.push_back(count[i]);
+          sr.overlay->x.push_back(1 / grid[i]);
+          sr.overlay->y.push_back(construction_count[i]);
+        }
+        if (star) sr.marker = std::make_pair(1 / grid[*star], "eps* = " + format_number(grid[*star], 2));
+        sr.exponent = ExponentRef{growth, "derived"};
+        sr.note = "A lower bound (certified, whole class with weights in [-1, 1]) against a construction's count; "
+                  "descriptive series. Unbounded weights are not covered: scaling one weight moves L*R at no cost in "
+                  "parameters.";
+        r.series.push_back(sr);
+      }
+  c.measured["construction_largest_weight"] = construction_largest_weight;
+  if (!(construction_largest_weight <= 1)) c.verdict = Verdict::Fail;
+  if (decided == 0 && c.verdict == Verdict::Pass) c.verdict = Verdict::Inconclusive;
+  c.bound = "eps* exists on the grid (down to " + format_number(grid.back(), 2) + ") for every T >= 6; construction "
+            "weights in [-1, 1]";
+  r.tables.push_back(px);
+  r.checks.push_back(with_bounds(c, eps_star_params, false));
+}
+
+// Fitted single-layer models against the best certified bound at their own family error (docs/lower-bounds.md §3).
+void run_realisability(const DepthSeparationConfig& cfg, const SuiteContext& ctx, const std::map<int, FamilyRow>& tight,
+                       SuiteResult& r) {
+  std::map<int, CompletionFamilyCertificate> small;
+  for (int T : {3, 4})
+    if (tight.count(T - 1)) small[T] = tight.at(T - 1).cert;
+  const std::vector<RealisabilityRow> rows = realisability_rows(cfg, ctx, small);
+  Table t{"Realisability gap (one head, n = 1, weights free): single-layer models fitted to the tightened family's "
+          "G^m * m inputs; their certified error there, their certified L*R, and the best certified bound at that error "
+          "(packing at that G, or the family's diameter bound (range - 2e)/2). Fits minimise the error, not L*R: the "
+          "ratio overstates the gap",
+          {"T", "G", "width", "inputs", "family error", "L*R", "packing bound", "diameter bound", "L*R / bound"},
+          {}};
+  Check c;
+  c.id = "class-bound.realisability";
+  c.grade = Grade::Certified;
+  c.statement = "Every single-layer model fitted to the completion family at T = 3, 4 and G = 2, 3 (error and L*R "
+                "certified in arb from its weights) has L*R at least the best certified bound at its own error; one "
+                "below would refute the derivation. The smallest ratio per T is how far the certified constant sits "
+                "from the models found";
+  int violations = 0, applicable = 0;
+  std::map<int, double> best_ratio;
+  for (const RealisabilityRow& row : rows) {
+    const double bound = std::max(row.packing, row.diameter);
+    t.rows.push_back({std::to_string(row.T), std::to_string(row.G), std::to_string(row.width), std::to_string(row.inputs),
+                      format_number(row.family_error, 3), fmt(row.lr), fmt(row.packing), fmt(row.diameter),
+                      bound > 0 ? fmt(row.ratio()) : "vacuous"});
+    if (!(bound > 0)) continue;
+    ++applicable;
+    if (!(row.lr >= bound)) ++violations;
+    auto [it, fresh] = best_ratio.emplace(row.T, row.ratio());
+    if (!fresh) it->second = std::min(it->second, row.ratio());
+  }
+  for (const auto& [T, ratio] : best_ratio) c.measured["T=" + std::to_string(T)] = {{"smallest_ratio", ratio}};
+  c.measured["models"] = rows.size();
+  c.measured["violations"] = violations;
+  c.verdict = violations ? Verdict::Fail : applicable ? Verdict::Pass : Verdict::Inconclusive;
+  c.bound = "L*R >= max(packing, diameter) at the model's certified family error";
+  if (best_ratio.count(3))
+    c.figure = "at T = 3 the best model found has " + format_number(best_ratio[3], 3) + " times the certified L*R";
+  r.tables.push_back(t);
+  r.checks.push_back(c);
+}
+
 }  // namespace
 
 CompletionFamilyCertificate certified_completion_family(int T, std::uint64_t suite_seed) {
@@ -295,29 +474,16 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
     const FamilyRow& row = families.at(T);
     return PackingFamily{T - 1, T - 1, row.cert.certified ? row.cert.output_range_lower : 0.0, target_range};
   };
-  auto tight_family_of = [&](int m) {
-    const FamilyRow& row = tight.at(m);
-    return PackingFamily{m, m, row.cert.certified ? row.cert.output_range_lower : 0.0, target_range};
-  };
-  // The class bound at T: the best over the tightened families of m' = 2..T − 1 coordinates (padded to T).
-  auto sharper_bound = [&](int T, const SingleLayerClass& cls, double eps) {
-    PaddedBound best{completion_packing_bound(cls, tight_family_of(T - 1), eps, kPrec), T - 1};
-    for (int m = 2; m < T - 1; ++m) {
-      if (!(tight_family_of(m).output_range > 0)) continue;
-      const ClassPackingBound b = completion_packing_bound(cls, tight_family_of(m), eps, kPrec);
-      if (b.lr_lower > best.bound.lr_lower) best = {b, m};
-    }
-    return best;
-  };
+  const SharperClassBound sharper(tight, target_range);
   std::vector<BoundRow> bounds;
   for (int T : cb.T)
     for (int h : cb.heads)
       for (int n : cb.value_dims) {
         BoundRow br{T, h, n, {}, {}, {}};
-        if (tight_family_of(T - 1).output_range > 0)
+        if (sharper.family(T - 1).output_range > 0)
           for (double eps : cb.eps) {
-            br.by_eps.push_back(sharper_bound(T, {h, n}, eps));
-            br.unpadded.push_back(completion_packing_bound({h, n}, tight_family_of(T - 1), eps, kPrec));
+            br.by_eps.push_back(sharper.at(T, {h, n}, eps));
+            br.unpadded.push_back(completion_packing_bound({h, n}, sharper.family(T - 1), eps, kPrec));
           }
         if (stored_family_of(T).output_range > 0)
           for (double eps : cb.eps) br.previous.push_back(completion_packing_bound({h, n}, stored_family_of(T), eps, kPrec));
@@ -452,9 +618,9 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
         const double kappa = (T - 1.0) / (h * (n + 1.0)) - 1;
         std::vector<double> lb(cb.crossover_eps.size(), 0.0), lb_previous(cb.crossover_eps.size(), 0.0);
         std::vector<bool> vacuous(cb.crossover_eps.size(), true);
-        if (tight_family_of(T - 1).output_range > 0)
+        if (sharper.family(T - 1).output_range > 0)
           for (std::size_t i = 0; i < lb.size(); ++i) {
-            const ClassPackingBound b = sharper_bound(T, {h, n}, cb.crossover_eps[i]).bound;
+            const ClassPackingBound b = sharper.at(T, {h, n}, cb.crossover_eps[i]).bound;
             lb[i] = b.lr_lower;
             vacuous[i] = b.vacuous;
           }
@@ -517,149 +683,9 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
   r.checks.push_back(with_bounds(sep, eps_star_by, false));
 
   // 4. The same separation in parameters, for weights in [−1, 1] (docs/lower-bounds.md §6).
-  {
-    const std::vector<double>& grid = cb.parameter_eps;
-    std::vector<double> construction_count(grid.size());
-    for (std::size_t i = 0; i < grid.size(); ++i) construction_count[i] = TwoLayerMinDotConstruction::parameters_for(cfg.d, grid[i]);
-    auto least_count = [&](int T, int h, int n, double eps) {
-      const double lr = sharper_bound(T, {h, n}, eps).bound.lr_lower;
-      return least_parameters_for_lr(BoundedWeightClass{cfg.d, T, h, n}, lr, kPrec).parameters;
-    };
-    Table pt{"Certified least parameter count of any single-layer model with every weight in [-1, 1] that reaches eps on "
-             "the completion family (or over the cube): exactly h heads of value dimension n, any width E, encoder and "
-             "readout affine or ReLU FFN, positions allowed "
-             "(queries, keys and temperatures not counted); last row, the two-layer construction's parameters (all "
-             "counted; its weights are in [-1, 1])",
-             {"T", "h", "n", "growth exponent kappa/2"}, {}};
-    for (double eps : cb.eps) pt.columns.push_back("eps=" + format_number(eps, 2));
-    for (int T : cb.T)
-      for (int h : cb.heads)
-        for (int n : cb.value_dims) {
-          if (!(tight_family_of(T - 1).output_range > 0)) continue;
-          std::vector<std::string> row{std::to_string(T), std::to_string(h), std::to_string(n),
-                                       fmt(std::max(0.0, ((T - 1.0) / (h * (n + 1.0)) - 1) / 2))};
-          for (double eps : cb.eps) row.push_back(fmt(least_count(T, h, n, eps)));
-          pt.rows.push_back(row);
-        }
-    {
-      std::vector<std::string> row{"two-layer construction", "1+1", "-", "1/2"};
-      for (double eps : cb.eps) row.push_back(fmt(TwoLayerMinDotConstruction::parameters_for(cfg.d, eps)));
-      pt.rows.push_back(row);
-    }
-    r.tables.push_back(pt);
-
-    Table px{"Certified depth separation in parameters, weights in [-1, 1]: eps* is the largest eps of the grid (down to " +
-                 format_number(grid.back(), 2) + ") below which, on the whole grid, every single-layer model of the class "
-                 "needs more parameters than the two-layer construction has",
-             {"T", "h", "n", "class growth kappa/2", "eps*", "class least count at eps*", "construction count at eps*", "note"},
-             {}};
-    Check c;
-    c.id = "depth-separation.parameters-certified";
-    c.grade = Grade::Certified;
-    c.statement = "Weights in [-1, 1]: for every T of the sweep where the class count grows faster than the construction's "
-                  "(kappa/2 > 1/2, one head, n = 1: T >= 6) there is an eps* on the grid below which the certified least "
-                  "parameter count of every single-layer model exceeds the two-layer construction's count (its weights are in "
-                  "[-1, 1], checked); a missing crossover there fails";
-    c.verdict = Verdict::Pass;
-    std::map<std::string, double> eps_star_params;
-    int decided = 0;
-    for (int T : cb.T)
-      for (int h : cb.heads)
-        for (int n : cb.value_dims) {
-          const double growth = ((T - 1.0) / (h * (n + 1.0)) - 1) / 2;
-          if (growth <= 0.5 || !(tight_family_of(T - 1).output_range > 0)) continue;
-          std::vector<double> count(grid.size());
-          for (std::size_t i = 0; i < grid.size(); ++i) count[i] = least_count(T, h, n, grid[i]);
-          const std::optional<std::size_t> star = crossover_index(count, construction_count);
-          px.rows.push_back({std::to_string(T), std::to_string(h), std::to_string(n), fmt(growth),
-                             star ? format_number(grid[*star], 3) : "-", star ? fmt(count[*star]) : "-",
-                             star ? fmt(construction_count[*star]) : "-",
-                             star ? (grid[*star] >= kConstructionCertifiedDown ? "construction certified"
-                                                                                : "construction's count from its formula")
-                                  : "no crossover down to eps = " + format_number(grid.back(), 2)});
-          if (h != 1 || n != 1) continue;
-          ++decided;
-          const std::string key = "T=" + std::to_string(T);
-          if (star) {
-            eps_star_params[key] = grid[*star];
-            c.measured[key] = {{"eps_star", grid[*star]}, {"class_count", count[*star]},
-                               {"construction_count", construction_count[*star]}};
-            c.figure = "eps* = " + format_number(grid[*star], 3) + " at " + key + ": every single-layer model needs >= " +
-                       format_number(count[*star], 4) + " parameters, the construction has " +
-                       format_number(construction_count[*star], 4);
-          } else {
-            c.measured[key] = "no crossover down to eps = " + format_number(grid.back(), 2);
-            c.verdict = Verdict::Fail;
-          }
-          Series sr = Series::make("parameters-class-vs-construction-T" + std::to_string(T),
-                                   "T = " + std::to_string(T) + ", weights in [-1, 1]: certified least parameter count of "
-                                   "a single-layer model (one head, n = 1) against the two-layer construction's",
-                                   "1/eps", "parameters");
-          sr.points_label = "certified lower bound, single layer, weights in [-1, 1] (arb)";
-          sr.overlay = Series::Overlay{"two-layer construction's parameter count (weights in [-1, 1])", {}, {}};
-          for (std::size_t i = 0; i < grid.size(); ++i) {
-            sr.x.push_back(1 / grid[i]), sr.y.push_back(count[i]);
-            sr.overlay->x.push_back(1 / grid[i]);
-            sr.overlay->y.push_back(construction_count[i]);
-          }
-          if (star) sr.marker = std::make_pair(1 / grid[*star], "eps* = " + format_number(grid[*star], 2));
-          sr.exponent = ExponentRef{growth, "derived"};
-          sr.note = "A lower bound (certified, whole class with weights in [-1, 1]) against a construction's count; "
-                    "descriptive series. Unbounded weights are not covered: scaling one weight moves L*R at no cost in "
-                    "parameters.";
-          r.series.push_back(sr);
-        }
-    c.measured["construction_largest_weight"] = construction_largest_weight;
-    if (!(construction_largest_weight <= 1)) c.verdict = Verdict::Fail;
-    if (decided == 0 && c.verdict == Verdict::Pass) c.verdict = Verdict::Inconclusive;
-    c.bound = "eps* exists on the grid (down to " + format_number(grid.back(), 2) + ") for every T >= 6; construction "
-              "weights in [-1, 1]";
-    r.tables.push_back(px);
-    r.checks.push_back(with_bounds(c, eps_star_params, false));
-  }
-
+  run_parameter_separation(cfg, sharper, construction_largest_weight, r);
   // 5. The realisability gap at T = 3 and 4: fitted models against the best certified bound at their own error.
-  {
-    std::map<int, CompletionFamilyCertificate> small;
-    for (int T : {3, 4})
-      if (tight.count(T - 1)) small[T] = tight.at(T - 1).cert;
-    const std::vector<RealisabilityRow> rows = realisability_rows(cfg, ctx, small);
-    Table t{"Realisability gap (one head, n = 1, weights free): single-layer models fitted to the tightened family's "
-            "G^m * m inputs; their certified error there, their certified L*R, and the best certified bound at that error "
-            "(packing at that G, or the family's diameter bound (range - 2e)/2). Fits minimise the error, not L*R: the "
-            "ratio overstates the gap",
-            {"T", "G", "width", "inputs", "family error", "L*R", "packing bound", "diameter bound", "L*R / bound"},
-            {}};
-    Check c;
-    c.id = "class-bound.realisability";
-    c.grade = Grade::Certified;
-    c.statement = "Every single-layer model fitted to the completion family at T = 3, 4 and G = 2, 3 (error and L*R "
-                  "certified in arb from its weights) has L*R at least the best certified bound at its own error; one "
-                  "below would refute the derivation. The smallest ratio per T is how far the certified constant sits "
-                  "from the models found";
-    int violations = 0, applicable = 0;
-    std::map<int, double> best_ratio;
-    for (const RealisabilityRow& row : rows) {
-      const double bound = std::max(row.packing, row.diameter);
-      t.rows.push_back({std::to_string(row.T), std::to_string(row.G), std::to_string(row.width), std::to_string(row.inputs),
-                        format_number(row.family_error, 3), fmt(row.lr), fmt(row.packing), fmt(row.diameter),
-                        bound > 0 ? fmt(row.ratio()) : "vacuous"});
-      if (!(bound > 0)) continue;
-      ++applicable;
-      if (!(row.lr >= bound)) ++violations;
-      auto [it, fresh] = best_ratio.emplace(row.T, row.ratio());
-      if (!fresh) it->second = std::min(it->second, row.ratio());
-    }
-    for (const auto& [T, ratio] : best_ratio) c.measured["T=" + std::to_string(T)] = {{"smallest_ratio", ratio}};
-    c.measured["models"] = rows.size();
-    c.measured["violations"] = violations;
-    c.verdict = violations ? Verdict::Fail : applicable ? Verdict::Pass : Verdict::Inconclusive;
-    c.bound = "L*R >= max(packing, diameter) at the model's certified family error";
-    if (best_ratio.count(3))
-      c.figure = "at T = 3 the best model found has " + format_number(best_ratio[3], 3) + " times the certified L*R";
-    r.tables.push_back(t);
-    r.checks.push_back(c);
-  }
+  run_realisability(cfg, ctx, tight, r);
 
   // 4. Dilution: the explicit model that sits on the bound, and every fitted single-layer model.
   {
