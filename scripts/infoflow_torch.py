@@ -6,13 +6,14 @@ table, the CLS vector, layers of heads with W_O and an optional token-wise FFN, 
 writes the weights JSON object from it, `from_weights(obj)` builds it back; `from_state_dict(sd, betas)` reads a
 state_dict with this module's parameter names and shapes. Anything else is refused with an error naming the key.
 
-    python3 scripts/infoflow_torch.py export MODEL.pt WEIGHTS.json    # a torch.save'd InfoflowTransformer or state_dict
+    python3 scripts/infoflow_torch.py export MODEL.pt WEIGHTS.json    # {"config", "state_dict"} as `import` writes it
+    python3 scripts/infoflow_torch.py export MODEL.pt WEIGHTS.json --trust-pickle   # a torch.save'd module (runs its pickle)
     python3 scripts/infoflow_torch.py import WEIGHTS.json MODEL.pt    # torch.save of the module's state_dict + betas
     python3 scripts/infoflow_torch.py --help
 
 Exit codes: 0 done; 2 bad input (the message names the key or shape); 3 PyTorch is not installed.
 """
-import json, math, sys
+import json, math, pickle, sys
 
 try:
     import torch
@@ -198,14 +199,46 @@ def _load_map(module, m, n_in, n_out, where):
             module[2].bias.copy_(_tensor(_get(m, "b2", where), (-1, n_out), where + ".b2"))
 
 
+# The limits of infoflow-verify's own reader (docs/input-limits.md): sizes beyond them are refused before anything is
+# allocated.
+MAX_DIM, MAX_POSITIONS = 4096, 1 << 20
+
+
+def _size(obj, key, lo, hi, default=None):
+    value = obj.get(key, default) if default is not None else _get(obj, key, "weights")
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ConversionError(f"{key}: expected an integer in [{lo}, {hi}], got {value!r}")
+    return value
+
+
+def _rows_of(obj, key, count, where):
+    """The document must hold `count` rows under `key` before a tensor of that size is allocated."""
+    value = _get(obj, key, where)
+    if not isinstance(value, list) or len(value) != count:
+        raise ConversionError(f"{where}.{key}: expected {count} rows, got "
+                              f"{len(value) if isinstance(value, list) else type(value).__name__}")
+
+
 def from_weights(obj):
     """An InfoflowTransformer holding the weights JSON object's values (numbers as doubles; decimal strings rounded)."""
     _require_torch()
+    try:
+        return _from_weights(obj)
+    except ConversionError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError) as e:  # a list where an object belongs, a string size...
+        raise ConversionError(f"weights: malformed ({type(e).__name__}: {e})") from None
+
+
+def _from_weights(obj):
     fmt = obj.get("format", FORMAT) if isinstance(obj, dict) else None
     if fmt != FORMAT:
         raise ConversionError(f"format: expected '{FORMAT}', got {fmt!r}")
-    d, E = int(_get(obj, "d", "weights")), int(_get(obj, "E", "weights"))
-    positions = int(obj.get("positions", 0))
+    d, E = _size(obj, "d", 1, MAX_DIM), _size(obj, "E", 1, MAX_DIM)
+    positions = _size(obj, "positions", 0, MAX_POSITIONS, default=0)
+    _rows_of(obj, "cls0", E, "weights")
+    if positions:
+        _rows_of(obj, "positional", positions, "weights")
     layers_json = _get(obj, "layers", "weights")
     if not isinstance(layers_json, list) or not layers_json:
         raise ConversionError("layers: expected a non-empty array")
@@ -246,11 +279,41 @@ def from_weights(obj):
     return model
 
 
+def _check_config(config, state_dict):
+    """Sizes in range, and the large ones (E, the positional table) held by the state_dict itself, before the module
+    they describe is allocated."""
+    if not isinstance(config, dict) or not isinstance(state_dict, dict):
+        raise ConversionError("expected a config dict and a state_dict")
+    E = _size(config, "E", 1, MAX_DIM)
+    _size(config, "d", 1, MAX_DIM)
+    positions = _size(config, "positions", 0, MAX_POSITIONS, default=0)
+    held = {k: tuple(v.shape) for k, v in state_dict.items() if hasattr(v, "shape")}
+    if held.get("cls0") != (E,):
+        raise ConversionError(f"state_dict['cls0']: expected shape [{E}] (config E), got {held.get('cls0')}")
+    if positions and held.get("positional") != (positions, E):
+        raise ConversionError(f"state_dict['positional']: expected shape [{positions}, {E}], got {held.get('positional')}")
+    layers = config.get("layers")
+    if not isinstance(layers, (list, tuple)) or not 1 <= len(layers) <= 64:
+        raise ConversionError("config layers: expected 1 to 64 layers")
+    for i, layer in enumerate(layers):
+        heads, width = layer
+        if not 1 <= len(heads) <= 64 or not (isinstance(width, int) and 0 <= width <= MAX_DIM):
+            raise ConversionError(f"config layers[{i}]: expected 1 to 64 heads and an FFN width in [0, {MAX_DIM}]")
+        for key_dim, value_dim, _ in heads:
+            if not all(isinstance(v, int) and 1 <= v <= MAX_DIM for v in (key_dim, value_dim)):
+                raise ConversionError(f"config layers[{i}]: head dimensions must be integers in [1, {MAX_DIM}]")
+    for key in ("encoder", "readout"):
+        kind, width = config.get(key, ("affine", 0))
+        if kind not in ("affine", "ffn") or not (isinstance(width, int) and 0 <= width <= MAX_DIM):
+            raise ConversionError(f"config {key}: expected ('affine', 0) or ('ffn', width <= {MAX_DIM})")
+
+
 def from_state_dict(state_dict, config):
     """An InfoflowTransformer from a state_dict with this module's names and shapes. `config` is the constructor's
     arguments as a dict (d, E, layers, encoder, readout, positions): a state_dict alone does not say which maps are
     FFNs or what the temperatures are. Unknown or missing keys, and shape mismatches, are refused by name."""
     _require_torch()
+    _check_config(config, state_dict)
     model = InfoflowTransformer(**config)
     expected = model.state_dict()
     unknown = sorted(set(state_dict) - set(expected))
@@ -275,8 +338,10 @@ def main(argv):
         print(f"error: {e}", file=sys.stderr)
         return 3
     try:
-        if argv[1] == "export" and len(argv) == 4:
-            obj = torch.load(argv[2], weights_only=False)
+        if argv[1] == "export" and (len(argv) == 4 or argv[4:] == ["--trust-pickle"]):
+            # A full pickled module runs code while it loads: only with --trust-pickle, for a file the user made.
+            trusted = "--trust-pickle" in argv[4:]
+            obj = torch.load(argv[2], weights_only=not trusted)
             if isinstance(obj, dict) and "config" in obj and "state_dict" in obj:
                 obj = from_state_dict(obj["state_dict"], obj["config"])
             with open(argv[3], "w") as f:
@@ -291,6 +356,10 @@ def main(argv):
         return 2
     except (ConversionError, OSError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except pickle.UnpicklingError as e:  # weights_only refused a pickled module
+        print(f"error: {argv[2]}: not a {{'config', 'state_dict'}} file ({e}); a pickled module loads only with "
+              "--trust-pickle, since unpickling runs code", file=sys.stderr)
         return 2
 
 

@@ -86,6 +86,25 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("bad kind", lambda o: o["encoder"].update(kind="conv"), "encoder.kind")
     refused("zero beta", lambda o: o["layers"][0]["heads"][0].update(beta=0), "beta")
     refused("FFN in the last layer", lambda o: o["layers"][0].update(ffn=good["encoder"]), "the last layer has no FFN")
+    # Sizes an attacker controls are refused before anything is allocated.
+    refused("huge positional table", lambda o: o.update(positions=1 << 20), "positional")
+    refused("positional shorter than declared", lambda o: o.update(positions=1 << 20, positional=[[0.0] * 4]), "expected 1048576 rows")
+    refused("positions beyond the limit", lambda o: o.update(positions=10 ** 12), "positions: expected an integer")
+    refused("E as a string", lambda o: o.update(E="4"), "E: expected an integer")
+    refused("E as a float", lambda o: o.update(E=4.0), "E: expected an integer")
+    refused("heads not a list", lambda o: o["layers"][0].update(heads=7), "malformed")
+    try:
+        it.from_weights([1, 2])
+        check("a list is not weights", False, "accepted")
+    except it.ConversionError as e:
+        check("a list is not weights", "format" in str(e), str(e))
+    huge = it.model_config(it.InfoflowTransformer(**configs[0]))
+    huge["positions"] = 1 << 20
+    try:
+        it.from_state_dict(it.InfoflowTransformer(**configs[0]).state_dict(), huge)
+        check("a config bigger than its state_dict", False, "accepted")
+    except it.ConversionError as e:
+        check("a config bigger than its state_dict", "positional" in str(e), str(e))
     sd = it.InfoflowTransformer(**configs[0]).state_dict()
     sd["extra.weight"] = torch.zeros(1)
     try:
@@ -98,7 +117,10 @@ with tempfile.TemporaryDirectory() as tmp:
     m = it.InfoflowTransformer(**configs[1])
     torch.save(m, path_pt)
     script = os.path.join(sys.argv[2], "scripts", "infoflow_torch.py")
-    rc = subprocess.run([sys.executable, script, "export", path_pt, path_json]).returncode
+    run = subprocess.run([sys.executable, script, "export", path_pt, path_json], capture_output=True, text=True)
+    check("a pickled module is not unpickled without --trust-pickle", run.returncode == 2 and "--trust-pickle" in run.stderr,
+          run.stderr)
+    rc = subprocess.run([sys.executable, script, "export", path_pt, path_json, "--trust-pickle"]).returncode
     check("export CLI", rc == 0 and it.to_weights(m) == json.load(open(path_json)), f"exit {rc}")
     rc = subprocess.run([sys.executable, script, "import", path_json, path_back]).returncode
     check("import CLI", rc == 0, f"exit {rc}")

@@ -23,10 +23,8 @@ struct RealisabilityRow {
   double lr = 0;              // certified: the model's readout L times R on the family's tokens
   double packing = 0;         // certified: the packing bound at that G and error
   double diameter = 0;        // certified: (range − 2e)/2 (one head)
-  double ratio() const {
-    const double bound = std::max(packing, diameter);
-    return bound > 0 ? lr / bound : INFINITY;
-  }
+  double bound() const { return std::max(packing, diameter); }  // the best certified bound at this error
+  double ratio() const { return bound() > 0 ? lr / bound() : INFINITY; }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RealisabilityRow, T, G, width, inputs, family_error, lr, packing, diameter)
 
