@@ -2,6 +2,8 @@
 // records with a known answer (and the defects they guard against), and a cell's determinism and shared data.
 #include "numerics/util/errors.hpp"
 #include "test_support.hpp"
+#include "numerics/model/forward.hpp"
+#include "theorems/infoflow/intrinsic_construction.hpp"
 #include "theorems/infoflow/paper_experiments.hpp"
 #include "theorems/suite.hpp"
 
@@ -210,15 +212,118 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"--D", "1"}, {"--D", "9"}, {"--id-T", "65"}, {"--id-T", "2,3"}, {"--triangle-T", "2"},
            {"--triangle-T", "100"}, {"--seeds", "0"}, {"--steps", "0"}, {"--lr", "2"}, {"--batch", "0"},
-           {"--train-samples", "1000000"}}) {
+           {"--train-samples", "1000000"}, {"--restarts", "0"}, {"--restarts", "17"}, {"--warmup-steps", "8000"},
+           {"--warmup-steps", "3000"}, {"--id-ffn-width", "0"}, {"--construction-widths", "24"},
+           {"--construction-widths", "8"}}) {
     ctx.options = {{name, value}};
     INFO(name << " " << value);
     CHECK_THROWS_AS(experiments_config(ctx), InputError);
   }
   ctx.options = {};
   const ExperimentsConfig quick = experiments_config(ctx);
-  // Every cell twice: once on the experiment's target, once on its negative control.
+  // Every trained cell twice: once on the experiment's target, once on its negative control; then two baselines per
+  // data cell of the intrinsic-dimension target, the triangle and its control.
   CHECK(quick.controls);
+  CHECK(quick.baselines);
   CHECK(experiment_cells(quick).size() ==
-        2 * (quick.D.size() * 3 * quick.seeds + quick.triangle_archs.size() * quick.triangle_T.size() * quick.triangle_seeds));
+        2 * (quick.D.size() * 3 * quick.seeds + quick.triangle_archs.size() * quick.triangle_T.size() * quick.triangle_seeds) +
+            2 * (quick.D.size() * quick.seeds + 2 * quick.triangle_T.size() * quick.triangle_seeds));
+}
+
+TEST_CASE("experiments: the sorted-feature ridge baseline recovers a target linear in its features", "[experiments]") {
+  // y = 2·max_t x(t)_0 − the median-ish second order statistic of x_1 + 0.5: linear in the sorted coordinates, so the
+  // ridge model must find it (up to its small penalty); a permuted sequence gets the same prediction.
+  SplitMix64 rng(derive_seed(test::seed(), "ridge-baseline"));
+  Dataset train, valid;
+  for (Dataset* ds : {&train, &valid})
+    for (int n = 0; n < 400; ++n) {
+      auto X = draw_experiment_sequence(ExperimentKind::IntrinsicDimension, 6, rng);
+      std::vector<double> c0, c1;
+      for (const auto& x : X) c0.push_back(x[0]), c1.push_back(x[1]);
+      std::sort(c0.begin(), c0.end());
+      std::sort(c1.begin(), c1.end());
+      ds->add(X, 2.0 * c0.back() - c1[1] + 0.5);
+    }
+  const std::vector<double> predicted = sorted_ridge_predictions(train, valid);
+  REQUIRE(predicted.size() == valid.y.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < predicted.size(); ++i) worst = std::max(worst, std::fabs(predicted[i] - valid.y[i]));
+  CHECK(worst < 0.02);
+  Dataset permuted = valid;
+  for (auto& X : permuted.X) std::reverse(X.begin(), X.end());
+  const std::vector<double> again = sorted_ridge_predictions(train, permuted);
+  for (std::size_t i = 0; i < again.size(); ++i) CHECK(again[i] == Approx(predicted[i]).margin(1e-12));
+}
+
+TEST_CASE("experiments: the square interpolant is exact at its knots and above z^2 between them", "[experiments]") {
+  const SquareInterpolant g = SquareInterpolant::make(5, 3.0);
+  for (int j = 0; j <= 5; ++j) {
+    const double k = 3.0 * j / 5;
+    CHECK(g(k) == Approx(k * k).margin(1e-12));
+    CHECK(g(-k) == Approx(k * k).margin(1e-12));
+  }
+  for (double z = -3.0; z <= 3.0; z += 0.01) {
+    CHECK(g(z) >= z * z - 1e-12);
+    CHECK(g(z) - z * z <= 0.25 * 0.6 * 0.6 + 1e-12);  // (h/2)² with h = 3/5, the interpolation error of z²
+  }
+}
+
+TEST_CASE("experiments: the (D,D) construction's weights compute the formula", "[experiments]") {
+  // Two routes: the exported model through the generic forward pass (softmax at β = 1e4), and the formula with exact
+  // argmaxes. They agree away from near-ties of the scores (none at these sizes and this seed, else the test says so).
+  const IntrinsicDimensionTarget f = IntrinsicDimensionTarget::draw(2, 7);
+  IntrinsicConstructionParams p;
+  p.width_per_family = 32;
+  p.y_shift = 0.3;
+  p.y_scale = 2.0;
+  const Model m = intrinsic_dimension_construction(f, p);
+  ExperimentCell cell{ExperimentKind::IntrinsicDimension, 2, 8, 2, 2, intrinsic_dimension_E(2), 0};
+  cell.ffn_per_family = 32;
+  CHECK(ParamLayout(m.arch).total_parameter_count() == ParamLayout(experiment_architecture(cell)).total_parameter_count());
+  SplitMix64 rng(derive_seed(test::seed(), "id-construction"));
+  double worst = 0;
+  for (int n = 0; n < 50; ++n) {
+    const auto X = draw_experiment_sequence(ExperimentKind::IntrinsicDimension, 8, rng);
+    const double direct = (intrinsic_construction_direct(f, p, X) - p.y_shift) / p.y_scale;
+    worst = std::max(worst, std::fabs(forward(m, X).y - direct));
+  }
+  INFO("largest |forward - formula| = " << worst);
+  CHECK(worst < 1e-6);
+  // More knots, a closer function: the sampled floor falls with the width.
+  const ConstructionFloor narrow = intrinsic_construction_floor(2, 8, 16, 200, 200, 7, 11);
+  const ConstructionFloor wide = intrinsic_construction_floor(2, 8, 128, 200, 200, 7, 11);
+  INFO("NMSE at 16 per family " << narrow.result.nmse << ", at 128 " << wide.result.nmse);
+  CHECK(wide.result.nmse_hi < narrow.result.nmse_lo);
+  CHECK(wide.result.nmse < 1e-2);
+  CHECK_THROWS_AS(intrinsic_dimension_construction(f, IntrinsicConstructionParams{24}), ContractError);
+}
+
+TEST_CASE("experiments: restarts are chosen on the selection set and keep the single run as restart 0", "[experiments]") {
+  ExperimentTraining tr;
+  tr.train_samples = 64;
+  tr.valid_samples = 32;
+  tr.steps = 20;
+  tr.batch = 16;
+  tr.curve_points = 4;
+  const ExperimentCell dd{ExperimentKind::IntrinsicDimension, 2, 4, 2, 2, intrinsic_dimension_E(2), 0};
+  const CellResult single = run_experiment_cell(dd, tr, test::seed());
+  tr.restarts = 3;
+  tr.selection_samples = 40;
+  const CellResult best = run_experiment_cell(dd, tr, test::seed());
+  CHECK(best.restarts == 3);
+  CHECK(best.restart >= 0);
+  CHECK(best.restart < 3);
+  CHECK(best.valid_variance == single.valid_variance);  // the validation set does not depend on the restarts
+  if (best.restart == 0) CHECK(best.sq_err == single.sq_err);
+  CHECK(run_experiment_cell(dd, tr, test::seed()).sq_err == best.sq_err);
+  // The record round-trips through the checkpoint's JSON with its choice.
+  const CellResult back = nlohmann::json(best).get<CellResult>();
+  CHECK(back.restart == best.restart);
+  CHECK(back.restarts == 3);
+  // Warm-up: the schedule is checked, and a warm-up run differs from the plain one.
+  tr.restarts = 1;
+  tr.warmup_steps = 5;
+  CHECK(run_experiment_cell(dd, tr, test::seed()).sq_err != single.sq_err);
+  tr.warmup_steps = 20;
+  CHECK_THROWS_AS(run_experiment_cell(dd, tr, test::seed()), ContractError);
 }

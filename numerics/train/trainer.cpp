@@ -38,6 +38,7 @@ bool TrainOptions::is_valid(std::string* why) const {
   };
   if (steps < 1) return bad("steps", steps, ">= 1");
   if (batch < 1) return bad("batch", batch, ">= 1");
+  if (warmup_steps < 0 || warmup_steps >= steps) return bad("warmup_steps", warmup_steps, "in [0, steps)");
   if (!(learning_rate > 0 && std::isfinite(learning_rate))) return bad("learning_rate", learning_rate, "finite and > 0");
   if (!(weight_decay >= 0 && std::isfinite(weight_decay))) return bad("weight_decay", weight_decay, "finite and >= 0");
   if (!(beta1 >= 0 && beta1 < 1)) return bad("beta1", beta1, "in [0, 1)");
@@ -142,7 +143,10 @@ TrainResult train_with(const Engine& g, const Model& start, const Dataset& train
       for (std::size_t i = 0; i < B; ++i) tgrad[i] += chunk_tgrad[c][i];
     }
     const double scale = 1.0 / static_cast<double>(picked.size());
-    const double lr = o.learning_rate * 0.5 * (1.0 + std::cos(M_PI * (step - 1) / o.steps));
+    // Linear warm-up to the peak, then a cosine over the remaining steps (without warm-up: the cosine alone).
+    const int w = o.warmup_steps;
+    const double lr = step <= w ? o.learning_rate * step / w
+                                : o.learning_rate * 0.5 * (1.0 + std::cos(M_PI * (step - 1 - w) / (o.steps - w)));
     const double c1 = 1.0 - std::pow(o.beta1, step), c2 = 1.0 - std::pow(o.beta2, step);
     auto adam = [&](double& theta, double gi, double& a, double& b, bool decay) {
       gi *= scale;

@@ -18,6 +18,7 @@ struct TrainOptions {
   int steps = 2000;              // >= 1
   int batch = 64;                // samples per step, >= 1 (capped at the training set's size)
   double learning_rate = 1e-2;   // > 0, the peak of the cosine schedule
+  int warmup_steps = 0;          // in [0, steps): the rate rises linearly to its peak over these steps, then the cosine
   double weight_decay = 0.0;     // >= 0, decoupled (AdamW); never applied to temperatures
   double beta1 = 0.9, beta2 = 0.999, adam_eps = 1e-8;
   double weight_bound = 0.0;     // > 0: every weight projected to [−b, b] after each step

@@ -6,9 +6,12 @@
 #include "numerics/util/mutation.hpp"
 #include "numerics/util/rng.hpp"
 
+#include <Eigen/Dense>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace infoflow {
 
@@ -66,8 +69,13 @@ double pair_sum_target(const std::vector<std::vector<double>>& X) {
 }
 
 nlohmann::json ExperimentTraining::to_json() const {
-  return {{"train", train_samples}, {"valid", valid_samples}, {"steps", steps}, {"batch", batch},
+  nlohmann::json j{{"train", train_samples}, {"valid", valid_samples}, {"steps", steps}, {"batch", batch},
           {"lr", learning_rate},    {"wd", weight_decay},     {"curve", curve_points}};
+  // The schedule's and the selection's settings are named only when used, so that a run without them keeps its
+  // settings (and its checkpoint's version) unchanged.
+  if (warmup_steps > 0) j["warmup"] = warmup_steps;
+  if (restarts > 1) j["restarts"] = restarts, j["selection"] = selection_samples;
+  return j;
 }
 
 namespace {
@@ -84,7 +92,13 @@ std::string target_label(const ExperimentCell& c) {
 
 std::string ExperimentCell::key() const {
   const std::string what = target_label(*this);
-  return what + "-T" + std::to_string(T) + "-h" + std::to_string(h1) + "," + std::to_string(h2) + "-E" +
+  if (predictor != Predictor::Trained)
+    return (predictor == Predictor::Constant ? "constant-" : "ridge-") + what + "-T" + std::to_string(T) + "-r" +
+           std::to_string(replicate);
+  // The trainer's FFN width (16 per family) is the key's default; another width is named.
+  const std::string width = kind == ExperimentKind::IntrinsicDimension && ffn_per_family != 16
+                                ? "-w" + std::to_string(ffn_per_family) : "";
+  return what + width + "-T" + std::to_string(T) + "-h" + std::to_string(h1) + "," + std::to_string(h2) + "-E" +
          std::to_string(E) + "-r" + std::to_string(replicate);
 }
 
@@ -103,12 +117,13 @@ Architecture experiment_architecture(const ExperimentCell& c) {
   a.positions = 0;
   a.encoder = MapShape{MapKind::Affine, a.d, c.E, 0};
   // Intrinsic dimension: a layer-1 head retrieves a whole token (keys and values of dimension 4, the bilinear score
-  // x(t)ᵀA_i x(s) needs rank 4) and the FFN (width 16 per family) forms the partial max_s x(s)ᵀA_i x(t); a layer-2
+  // x(t)ᵀA_i x(s) needs rank 4) and the FFN (ffn_per_family units per family) forms the partial max_s x(s)ᵀA_i x(t); a layer-2
   // head retrieves one number.
   // Triangle centre: the usual split of the state among the heads (head dimension E / h, at least 1).
   const HeadShape first = id ? HeadShape{4, 4} : HeadShape{std::max(1, c.E / c.h1), std::max(1, c.E / c.h1)};
   const HeadShape second = id ? HeadShape{2, 2} : HeadShape{std::max(1, c.E / c.h2), std::max(1, c.E / c.h2)};
-  a.layers = {LayerShape{std::vector<HeadShape>(c.h1, first), id ? 16 * std::max(1, c.D) : c.E},
+  if (id && c.ffn_per_family < 1) throw ContractError("experiment_architecture", "ffn_per_family >= 1");
+  a.layers = {LayerShape{std::vector<HeadShape>(c.h1, first), id ? c.ffn_per_family * std::max(1, c.D) : c.E},
               LayerShape{std::vector<HeadShape>(c.h2, second), 0}};
   a.readout = MapShape{MapKind::Affine, c.E, 1, 0};
   a.validate();
@@ -118,6 +133,7 @@ Architecture experiment_architecture(const ExperimentCell& c) {
 void to_json(nlohmann::json& j, const CellResult& r) {
   j = {{"nmse", r.nmse},   {"nmse_lo", r.nmse_lo}, {"nmse_hi", r.nmse_hi}, {"valid_variance", r.valid_variance},
        {"parameters", r.parameters}, {"sq_err", r.sq_err}, {"curve", r.curve}, {"diverged", r.diverged}};
+  if (r.restarts > 1) j["restart"] = r.restart, j["restarts"] = r.restarts;
 }
 void from_json(const nlohmann::json& j, CellResult& r) {
   j.at("nmse").get_to(r.nmse);
@@ -128,6 +144,8 @@ void from_json(const nlohmann::json& j, CellResult& r) {
   j.at("sq_err").get_to(r.sq_err);
   j.at("curve").get_to(r.curve);
   j.at("diverged").get_to(r.diverged);
+  r.restart = j.value("restart", 0);
+  r.restarts = j.value("restarts", 1);
 }
 
 namespace {
@@ -154,8 +172,9 @@ std::pair<double, double> mean_and_half_width(const std::vector<double>& v) {
   return {mean, kNormal95 * std::sqrt(ss / (n - 1.0) / n)};
 }
 
-// One sequence of the cell's input distribution.
-std::vector<std::vector<double>> draw_sequence(ExperimentKind kind, int T, SplitMix64& rng) {
+}  // namespace
+
+std::vector<std::vector<double>> draw_experiment_sequence(ExperimentKind kind, int T, SplitMix64& rng) {
   const int d = kind == ExperimentKind::IntrinsicDimension ? 4 : 2;
   std::vector<std::vector<double>> X(T, std::vector<double>(d));
   for (auto& x : X) {
@@ -179,8 +198,25 @@ std::vector<std::vector<double>> draw_sequence(ExperimentKind kind, int T, Split
   return X;
 }
 
+CellResult score_squared_errors(std::vector<double> sq_err, double valid_variance) {
+  if (sq_err.size() < 2 || !(valid_variance > 0))
+    throw ContractError("score_squared_errors", "two or more samples and a positive variance");
+  CellResult r;
+  r.valid_variance = valid_variance;
+  r.sq_err = std::move(sq_err);
+  const auto [mse, half] = mean_and_half_width(r.sq_err);
+  r.nmse = mse / valid_variance;
+  r.nmse_lo = std::max(0.0, mse - half) / valid_variance;
+  r.nmse_hi = (mse + half) / valid_variance;
+  if (!std::isfinite(r.nmse)) throw NumericError("score_squared_errors: a non-finite NMSE");
+  return r;
+}
+
+namespace {
+
 struct CellData {
   Dataset train, valid;
+  Dataset selection;  // chooses among restarts; empty with one restart
 };
 
 // The data depend on the kind, D, T and replicate only: every architecture of a comparison sees the same samples.
@@ -190,21 +226,28 @@ CellData draw_cell_data(const ExperimentCell& c, const ExperimentTraining& tr, s
   const IntrinsicDimensionTarget id_target = c.kind == ExperimentKind::IntrinsicDimension
                                                  ? IntrinsicDimensionTarget::draw(c.target_families(), suite_seed)
                                                  : IntrinsicDimensionTarget{};
-  CellData data;
-  for (Dataset* ds : {&data.train, &data.valid}) {
-    const int n = ds == &data.train ? tr.train_samples : tr.valid_samples;
+  const auto draw = [&](Dataset& ds, int n, SplitMix64& from) {
     for (int i = 0; i < n; ++i) {
-      auto X = draw_sequence(c.kind, c.T, rng);
+      auto X = draw_experiment_sequence(c.kind, c.T, from);
       const double y = c.kind == ExperimentKind::IntrinsicDimension ? id_target(X)
                        : c.kind == ExperimentKind::TriangleCentre   ? triangle_centre_target(X)
                                                                     : pair_sum_target(X);
-      ds->add(std::move(X), y);
+      ds.add(std::move(X), y);
     }
+  };
+  CellData data;
+  draw(data.train, tr.train_samples, rng);
+  draw(data.valid, tr.valid_samples, rng);
+  // The selection set has its own stream: the training and validation samples do not depend on the restarts.
+  if (tr.restarts > 1 && c.predictor == Predictor::Trained) {
+    SplitMix64 selection_rng(derive_seed(suite_seed, target_label(c) + "-T" + std::to_string(c.T) + "-r" +
+                                                         std::to_string(c.replicate) + "-selection"));
+    draw(data.selection, tr.selection_samples, selection_rng);
   }
   const double mean = mean_of(data.train.y);
   const double sd = std::sqrt(population_variance(data.train.y));
   if (!(sd > 0)) throw ContractError("draw_cell_data", "the training targets of " + c.key() + " are constant");
-  for (Dataset* ds : {&data.train, &data.valid})
+  for (Dataset* ds : {&data.train, &data.valid, &data.selection})
     for (double& y : ds->y) y = (y - mean) / sd;
   return data;
 }
@@ -219,50 +262,149 @@ std::pair<double, double> paired_difference_interval(const std::vector<double>& 
   return {mean - half, mean + half};
 }
 
-CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining& tr, std::uint64_t suite_seed) {
-  const CellData data = draw_cell_data(c, tr, suite_seed);
-  const Architecture arch = experiment_architecture(c);
-  Model start = make_model<double>(arch);
-  SplitMix64 init_rng(derive_seed(suite_seed, "init-" + c.key()));
-  initialise_weights(start, ParamLayout(arch), init_rng, 1.0, 1.0);
+namespace {
 
-  TrainOptions o;
-  o.steps = tr.steps;
-  o.batch = tr.batch;
-  o.learning_rate = tr.learning_rate;
-  o.weight_decay = tr.weight_decay;
-  o.free_temperatures = true;
-  o.eval_every = std::max(1, tr.steps / std::max(1, tr.curve_points));
-  o.seed = derive_seed(suite_seed, "train-" + c.key());
-  o.threads = 1;
+// Permutation-invariant features of a sequence: each coordinate's values sorted across the tokens, and the tokens'
+// norms sorted, T(d + 1) numbers.
+std::vector<double> sorted_features(const std::vector<std::vector<double>>& X) {
+  std::vector<double> features;
+  const std::size_t d = X.front().size();
+  std::vector<double> column(X.size());
+  for (std::size_t j = 0; j <= d; ++j) {
+    for (std::size_t t = 0; t < X.size(); ++t) {
+      double norm = 0;
+      for (double v : X[t]) norm += v * v;
+      column[t] = j < d ? X[t][j] : std::sqrt(norm);
+    }
+    std::sort(column.begin(), column.end());
+    features.insert(features.end(), column.begin(), column.end());
+  }
+  return features;
+}
+
+// Ridge regression of y on the standardised sorted features, with an intercept: the penalty λ·n·‖w‖² is chosen from
+// 1e-4 .. 1e3 on the last fifth of the training set, then the model is refitted on all of it.
+}  // namespace
+
+std::vector<double> sorted_ridge_predictions(const Dataset& train, const Dataset& valid) {
+  if (train.X.size() < 10 || valid.X.empty() || train.X[0].empty())
+    throw ContractError("sorted_ridge_predictions", "ten or more training sequences and a validation set");
+  const auto design = [](const Dataset& ds) {
+    Eigen::MatrixXd Phi(static_cast<Eigen::Index>(ds.X.size()), static_cast<Eigen::Index>(sorted_features(ds.X[0]).size()));
+    for (std::size_t n = 0; n < ds.X.size(); ++n) {
+      const std::vector<double> f = sorted_features(ds.X[n]);
+      for (std::size_t j = 0; j < f.size(); ++j) Phi(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(j)) = f[j];
+    }
+    return Phi;
+  };
+  const Eigen::MatrixXd Phi = design(train), Phi_valid = design(valid);
+  const Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(train.y.data(), static_cast<Eigen::Index>(train.y.size()));
+  const Eigen::RowVectorXd mean = Phi.colwise().mean();
+  Eigen::RowVectorXd sd = ((Phi.rowwise() - mean).array().square().colwise().mean()).sqrt();
+  sd = (sd.array() > 0).select(sd, 1.0);
+  const auto standardise = [&](const Eigen::MatrixXd& M) -> Eigen::MatrixXd {
+    return (M.rowwise() - mean).array().rowwise() / sd.array();
+  };
+  const auto fit = [](const Eigen::MatrixXd& X, const Eigen::VectorXd& t, double lambda) {
+    const double t_mean = t.mean();
+    const Eigen::RowVectorXd x_mean = X.colwise().mean();
+    const Eigen::MatrixXd Xc = X.rowwise() - x_mean;
+    Eigen::MatrixXd G = Xc.transpose() * Xc;
+    G.diagonal().array() += lambda * static_cast<double>(X.rows());
+    const Eigen::VectorXd w = G.ldlt().solve(Xc.transpose() * (t.array() - t_mean).matrix());
+    return std::pair<Eigen::VectorXd, double>{w, t_mean - x_mean.dot(w)};
+  };
+  const Eigen::MatrixXd Z = standardise(Phi);
+  const Eigen::Index n_fit = Z.rows() - Z.rows() / 5;
+  double best_lambda = 1.0, best_error = std::numeric_limits<double>::infinity();
+  for (double lambda = 1e-4; lambda <= 1e3 * 1.0001; lambda *= 10) {
+    const auto [w, b] = fit(Z.topRows(n_fit), y.head(n_fit), lambda);
+    const double error = ((Z.bottomRows(Z.rows() - n_fit) * w).array() + b - y.tail(Z.rows() - n_fit).array()).square().sum();
+    if (error < best_error) best_error = error, best_lambda = lambda;
+  }
+  const auto [w, b] = fit(Z, y, best_lambda);
+  const Eigen::VectorXd predicted = (standardise(Phi_valid) * w).array() + b;
+  return {predicted.data(), predicted.data() + predicted.size()};
+}
+
+namespace {
+
+// A baseline cell: the constant predictor (0, the standardised training mean) or the sorted-feature ridge model.
+CellResult run_baseline_cell(const ExperimentCell& c, const CellData& data) {
+  std::vector<double> predicted(data.valid.y.size(), 0.0);
+  if (c.predictor == Predictor::SortedRidge) predicted = sorted_ridge_predictions(data.train, data.valid);
+  std::vector<double> sq_err;
+  for (std::size_t i = 0; i < predicted.size(); ++i) sq_err.push_back((predicted[i] - data.valid.y[i]) * (predicted[i] - data.valid.y[i]));
+  return score_squared_errors(std::move(sq_err), population_variance(data.valid.y));
+}
+
+}  // namespace
+
+CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining& tr, std::uint64_t suite_seed) {
+  if (tr.restarts < 1 || (tr.restarts > 1 && tr.selection_samples < 2))
+    throw ContractError("run_experiment_cell", "restarts >= 1, and two or more selection samples with several");
+  const CellData data = draw_cell_data(c, tr, suite_seed);
+  if (c.predictor != Predictor::Trained) return run_baseline_cell(c, data);
+  const Architecture arch = experiment_architecture(c);
+  const ParamLayout layout(arch);
   CellResult r;
   r.valid_variance = population_variance(data.valid.y);
   if (!(r.valid_variance > 0)) throw ContractError("run_experiment_cell", "constant validation targets in " + c.key());
-  r.parameters = parameter_counts(start).total;
-  TrainResult trained;
-  try {
-    trained = train_model(start, data.train, data.valid, o);
-  } catch (const NumericError&) {
-    // A learning rate the user chose can make the loss overflow: that cell has no figures, and decides nothing.
-    r.diverged = true;
+  r.parameters = layout.total_parameter_count();
+  r.restarts = tr.restarts;
+
+  // Restart k starts from its own initialisation and minibatch order (restart 0 keeps the single run's seeds). A
+  // diverged restart is never chosen; the cell diverged only if all did.
+  std::optional<TrainResult> chosen;
+  double chosen_selection_rmse = INFINITY;
+  for (int k = 0; k < tr.restarts; ++k) {
+    const std::string tag = c.key() + (k == 0 ? "" : "-restart" + std::to_string(k));
+    Model start = make_model<double>(arch);
+    SplitMix64 init_rng(derive_seed(suite_seed, "init-" + tag));
+    initialise_weights(start, layout, init_rng, 1.0, 1.0);
+    TrainOptions o;
+    o.steps = tr.steps;
+    o.batch = tr.batch;
+    o.learning_rate = tr.learning_rate;
+    o.warmup_steps = tr.warmup_steps;
+    o.weight_decay = tr.weight_decay;
+    o.free_temperatures = true;
+    o.eval_every = std::max(1, tr.steps / std::max(1, tr.curve_points));
+    o.seed = derive_seed(suite_seed, "train-" + tag);
+    o.threads = 1;
+    TrainResult trained;
+    try {
+      trained = train_model(start, data.train, data.valid, o);
+    } catch (const NumericError&) {
+      continue;  // a learning rate the user chose can make the loss overflow: this restart has no figures
+    }
+    const double selection_rmse = tr.restarts == 1 ? 0.0 : model_errors(trained.model, data.selection).rmse;
+    if (!chosen || selection_rmse < chosen_selection_rmse) {
+      chosen = std::move(trained);
+      chosen_selection_rmse = selection_rmse;
+      r.restart = k;
+    }
+  }
+  if (!chosen) {
+    r.diverged = true;  // no figures, and no verdict rests on this cell
     return r;
   }
-  const ParamLayout layout(arch);
-  r.sq_err.reserve(data.valid.y.size());
+  std::vector<double> sq_err;
+  sq_err.reserve(data.valid.y.size());
   for (std::size_t i = 0; i < data.valid.y.size(); ++i) {
-    const double e = forward(trained.model, layout, data.valid.X[i]).y - data.valid.y[i];
-    r.sq_err.push_back(e * e);
+    const double e = forward(chosen->model, layout, data.valid.X[i]).y - data.valid.y[i];
+    sq_err.push_back(e * e);
   }
-  const auto [mse, half] = mean_and_half_width(r.sq_err);
-  r.nmse = mse / r.valid_variance;
-  r.nmse_lo = std::max(0.0, mse - half) / r.valid_variance;
-  r.nmse_hi = (mse + half) / r.valid_variance;
-  if (!std::isfinite(r.nmse)) throw NumericError("run_experiment_cell: non-finite validation NMSE in " + c.key());
+  CellResult scored = score_squared_errors(std::move(sq_err), r.valid_variance);
+  scored.parameters = r.parameters;
+  scored.restart = r.restart;
+  scored.restarts = r.restarts;
   // The trainer evaluates at every eval_every steps and at the end; when the last step is a multiple of eval_every,
   // the final evaluation repeats the last one.
-  for (const auto& [step, rmse] : trained.curve)
-    if (r.curve.empty() || r.curve.back().first != step) r.curve.emplace_back(step, rmse * rmse / r.valid_variance);
-  return r;
+  for (const auto& [step, rmse] : chosen->curve)
+    if (scored.curve.empty() || scored.curve.back().first != step)
+      scored.curve.emplace_back(step, rmse * rmse / scored.valid_variance);
+  return scored;
 }
 
 }  // namespace infoflow

@@ -7,11 +7,13 @@
 // architectures trained on the same data), and the training curve.
 #include "numerics/model/architecture.hpp"
 #include "numerics/fit/model_fitter.hpp"
+#include "numerics/util/rng.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -43,11 +45,21 @@ struct ExperimentTraining {
   double learning_rate = 3e-3;
   double weight_decay = 1e-2;
   int curve_points = 15;  // validation evaluations along the run (the training curve)
+  int warmup_steps = 0;   // linear warm-up before the cosine (TrainOptions::warmup_steps)
+  /// Trainings per cell from different initialisations; the one with the lowest NMSE on a separate selection set
+  /// (never the validation set) is the cell's model.
+  int restarts = 1;
+  int selection_samples = 1000;  // drawn only when restarts > 1
   nlohmann::json to_json() const;
 };
 
 /// PairControl is the triangle centre's control (pair_sum_target on the triangle's inputs and architectures).
 enum class ExperimentKind { IntrinsicDimension, TriangleCentre, PairControl };
+
+/// What a cell evaluates: a trained two-layer model, or one of the retrieval-free baselines fitted to the same data
+/// (docs/experiments.md §5.1): the constant predictor (the training mean) and ridge regression on the tokens'
+/// coordinates sorted across the sequence (a permutation-invariant linear model).
+enum class Predictor { Trained, Constant, SortedRidge };
 
 struct ExperimentCell {
   ExperimentKind kind = ExperimentKind::IntrinsicDimension;
@@ -59,6 +71,9 @@ struct ExperimentCell {
   /// architectures on a target they all have enough heads for.
   int families = 0;
   int target_families() const { return families == 0 ? D : families; }
+  /// Intrinsic dimension: the token FFN's units per family (16m; the construction's squares get 2m units each).
+  int ffn_per_family = 16;
+  Predictor predictor = Predictor::Trained;  // a baseline ignores the architecture (h1, h2, E, ffn_per_family)
   std::string key() const;
   /// "(2,2)" for the intrinsic dimension, "(2,2,24)" for the triangle centre.
   std::string arch_label() const;
@@ -75,9 +90,21 @@ struct CellResult {
   std::vector<double> sq_err;                  // per validation sample, in the standardised target's units
   std::vector<std::pair<int, double>> curve;   // (step, validation NMSE)
   bool diverged = false;                       // training stopped on a non-finite loss: no figures, no verdict
+  int restart = 0;                             // the restart the selection set chose (0 with one restart)
+  int restarts = 1;                            // trainings from which it was chosen
 };
 void to_json(nlohmann::json& j, const CellResult& r);
 void from_json(const nlohmann::json& j, CellResult& r);
+
+/// One sequence of T tokens from the kind's input distribution (docs/experiments.md §1).
+std::vector<std::vector<double>> draw_experiment_sequence(ExperimentKind kind, int T, SplitMix64& rng);
+
+/// A result's figures from its per-sample squared errors: NMSE = mean / `valid_variance` with a 95% interval.
+/// ContractError for fewer than two samples or a variance that is not positive; NumericError for a non-finite NMSE.
+CellResult score_squared_errors(std::vector<double> sq_err, double valid_variance);
+
+/// The sorted-feature ridge baseline (docs/experiments.md §5.1): fitted on `train`, its predictions on `valid`.
+std::vector<double> sorted_ridge_predictions(const Dataset& train, const Dataset& valid);
 
 /// Draws the cell's data (shared by every architecture of the same kind, D, T and replicate), trains the cell's
 /// model from a seeded initialisation and evaluates it on held-out data. Single-threaded (cells run in parallel).
@@ -93,8 +120,9 @@ std::pair<double, double> paired_difference_interval(const std::vector<double>& 
 // ---- The suite's configuration and checks (experiments_suite.cpp) ----
 
 /// The state dimension of the intrinsic-dimension models: the framework suite's 24 (the paper does not state one), or
-/// more when (D,D)'s construction needs it: a token state holds its own token and D retrieved ones, 4(D+1) numbers.
-inline int intrinsic_dimension_E(int D) { return std::max(24, 4 * (D + 1)); }
+/// more when (D,D)'s construction needs it: a token state holds its own token, D retrieved ones and D partial maxima,
+/// 5D + 4 numbers (intrinsic_construction.hpp).
+inline int intrinsic_dimension_E(int D) { return std::max(24, 5 * D + 4); }
 
 struct ExperimentsConfig {
   /// Train each experiment's negative control beside it (docs/experiments.md §5): the D − 1 family target on the
@@ -102,6 +130,13 @@ struct ExperimentsConfig {
   bool controls = true;
   std::vector<int> D;
   int id_T = 16;
+  int id_ffn_per_family = 16;             // the trained intrinsic-dimension models' token-FFN units per family
+  /// FFN units per family (16m) at which the (D,D) construction's error is sampled (intrinsic_construction.hpp).
+  std::vector<int> construction_widths;
+  int construction_tuning_samples = 300;  // for the knots' range
+  int construction_samples = 1000;        // for the NMSE
+  /// Fit the retrieval-free baselines (constant, sorted-feature ridge) to every data cell (docs/experiments.md §5.1).
+  bool baselines = true;
   int seeds = 3;  // replicate seeds per intrinsic-dimension cell
   std::vector<int> triangle_T;
   std::vector<std::array<int, 3>> triangle_archs;  // (h1, h2, E)
@@ -126,9 +161,12 @@ std::vector<ExperimentCell> experiment_cells(const ExperimentsConfig& c);
 struct IdReplicate {
   int replicate = 0;
   std::array<CellResult, 3> cell;
+  /// The sorted-feature ridge baseline on the same data, when fitted: a pass then also needs (D,D) below it.
+  std::optional<CellResult> ridge = std::nullopt;
 };
-/// Pass when (D,D) is better than both others on every seed (paired 95% intervals, >= 3 seeds); fail when one other
-/// is better on every seed; inconclusive otherwise, and whenever a model does not beat the constant predictor.
+/// Pass when (D,D) is better than both others on every seed (paired 95% intervals, >= 3 seeds), and better than the
+/// ridge baseline where one was fitted; fail when one other is better on every seed; inconclusive otherwise, and
+/// whenever a model does not beat the constant predictor.
 Check intrinsic_dimension_check(int D, const std::vector<IdReplicate>& reps);
 
 /// The same check with its control (docs/experiments.md §5): a pass also needs the effect (NMSE(other) − NMSE(D,D))
