@@ -38,6 +38,17 @@ std::vector<IdReplicate> replicates(int seeds, double dd, double lo1, double lo2
   return reps;
 }
 
+// A training budget small enough for a test: 20 steps on 64 sequences, 32 for validation.
+ExperimentTraining tiny_training() {
+  ExperimentTraining tr;
+  tr.train_samples = 64;
+  tr.valid_samples = 32;
+  tr.steps = 20;
+  tr.batch = 16;
+  tr.curve_points = 4;
+  return tr;
+}
+
 }  // namespace
 
 TEST_CASE("experiments: the intrinsic-dimension target equals the sum of the brute-force maxima", "[experiments]") {
@@ -182,12 +193,7 @@ TEST_CASE("experiments: the intrinsic-dimension check must separate from its D -
 }
 
 TEST_CASE("experiments: a cell is deterministic and the architectures of a comparison share their data", "[experiments]") {
-  ExperimentTraining tr;
-  tr.train_samples = 64;
-  tr.valid_samples = 32;
-  tr.steps = 20;
-  tr.batch = 16;
-  tr.curve_points = 4;
+  ExperimentTraining tr = tiny_training();
   const ExperimentCell dd{ExperimentKind::IntrinsicDimension, 2, 4, 2, 2, intrinsic_dimension_E(2), 0};
   ExperimentCell fewer = dd;
   fewer.h1 = 1;
@@ -299,12 +305,7 @@ TEST_CASE("experiments: the (D,D) construction's weights compute the formula", "
 }
 
 TEST_CASE("experiments: restarts are chosen on the selection set and keep the single run as restart 0", "[experiments]") {
-  ExperimentTraining tr;
-  tr.train_samples = 64;
-  tr.valid_samples = 32;
-  tr.steps = 20;
-  tr.batch = 16;
-  tr.curve_points = 4;
+  ExperimentTraining tr = tiny_training();
   const ExperimentCell dd{ExperimentKind::IntrinsicDimension, 2, 4, 2, 2, intrinsic_dimension_E(2), 0};
   const CellResult single = run_experiment_cell(dd, tr, test::seed());
   tr.restarts = 3;
