@@ -220,7 +220,7 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
            {"--triangle-T", "100"}, {"--seeds", "0"}, {"--steps", "0"}, {"--lr", "2"}, {"--batch", "0"},
            {"--train-samples", "1000000"}, {"--restarts", "0"}, {"--restarts", "17"}, {"--warmup-steps", "8000"},
            {"--warmup-steps", "3000"}, {"--id-ffn-width", "0"}, {"--construction-widths", "24"},
-           {"--construction-widths", "8"}}) {
+           {"--construction-widths", "8"}, {"--construction-arm", "2"}, {"--id-ffn-width", "24"}}) {
     ctx.options = {{name, value}};
     INFO(name << " " << value);
     CHECK_THROWS_AS(experiments_config(ctx), InputError);
@@ -233,7 +233,8 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
   CHECK(quick.baselines);
   CHECK(experiment_cells(quick).size() ==
         2 * (quick.D.size() * 3 * quick.seeds + quick.triangle_archs.size() * quick.triangle_T.size() * quick.triangle_seeds) +
-            2 * (quick.D.size() * quick.seeds + 2 * quick.triangle_T.size() * quick.triangle_seeds));
+            2 * (quick.D.size() * quick.seeds + 2 * quick.triangle_T.size() * quick.triangle_seeds) +
+            quick.D.size() * quick.seeds);  // the construction arm
 }
 
 TEST_CASE("experiments: the sorted-feature ridge baseline recovers a target linear in its features", "[experiments]") {
@@ -327,4 +328,26 @@ TEST_CASE("experiments: restarts are chosen on the selection set and keep the si
   CHECK(run_experiment_cell(dd, tr, test::seed()).sq_err != single.sq_err);
   tr.warmup_steps = 20;
   CHECK_THROWS_AS(run_experiment_cell(dd, tr, test::seed()), ContractError);
+}
+
+TEST_CASE("experiments: the construction arm starts from the construction", "[experiments]") {
+  // One step at a negligible rate leaves the start as it was: the construction (β = 20, weights moved by 0.01) must
+  // already explain most of the target, where a random start explains nothing.
+  ExperimentTraining tr = tiny_training();
+  tr.steps = 1;
+  tr.learning_rate = 1e-12;
+  tr.train_samples = 200;
+  tr.valid_samples = 200;
+  ExperimentCell dd{ExperimentKind::IntrinsicDimension, 2, 8, 2, 2, intrinsic_dimension_E(2), 0};
+  dd.ffn_per_family = 64;
+  const CellResult random_start = run_experiment_cell(dd, tr, test::seed());
+  dd.from_construction = true;
+  const CellResult from_construction = run_experiment_cell(dd, tr, test::seed());
+  INFO("NMSE at the start: random " << random_start.nmse << ", construction " << from_construction.nmse);
+  CHECK(from_construction.nmse < 0.5);
+  CHECK(random_start.nmse > 0.5);
+  CHECK(dd.key().find("from-construction") != std::string::npos);
+  ExperimentCell fewer = dd;
+  fewer.h1 = 1;
+  CHECK_THROWS_AS(run_experiment_cell(fewer, tr, test::seed()), ContractError);
 }

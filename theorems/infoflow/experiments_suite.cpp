@@ -72,6 +72,7 @@ std::vector<SuiteOption> experiments_options() {
           {"--restarts", "trainings per cell, the best on a separate selection set kept, in [1, 16]"},
           {"--warmup-steps", "steps of linear learning-rate warm-up before the cosine, in [0, steps)"},
           {"--id-ffn-width", "token-FFN units per family of the trained intrinsic-dimension models, in [1, 4096]"},
+          {"--construction-arm", "also train (D,D) from the construction, a separate arm: 1 (quick, full) or 0 (nightly)"},
           {"--construction-widths", "FFN units per family at which the (D,D) construction is sampled, multiples of 16 "
                                     "in [16, 4096]"}};
 }
@@ -96,6 +97,10 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
                                               quick ? std::vector<int>{16, 64} : std::vector<int>{16, 64, 256});
   for (int w : c.construction_widths)
     if (w % 16 != 0) throw InputError("--construction-widths", "expected multiples of 16, got " + std::to_string(w));
+  c.construction_arm = single_int_option(ctx, "--construction-arm", 0, 1, nightly ? 0 : 1) == 1;
+  if (c.construction_arm && c.id_ffn_per_family % 16 != 0)
+    throw InputError("--id-ffn-width", "expected a multiple of 16 with the construction arm (or --construction-arm 0), got " +
+                                           std::to_string(c.id_ffn_per_family));
   c.construction_tuning_samples = quick ? 200 : 300;
   c.construction_samples = quick ? 500 : 2000;
   c.triangle_archs = quick ? std::vector<std::array<int, 3>>{{2, 2, 24}}
@@ -146,6 +151,13 @@ ExperimentCell intrinsic_dimension_cell(const ExperimentsConfig& c, int D, int c
 
 namespace {
 
+// The (D,D) cell trained from the construction instead of a random start: a separate arm (docs/experiments.md §5.3).
+ExperimentCell construction_arm_cell(const ExperimentsConfig& c, int D, int replicate) {
+  ExperimentCell cell = intrinsic_dimension_cell(c, D, 0, replicate);
+  cell.from_construction = true;
+  return cell;
+}
+
 // A baseline fitted to the data of a trained cell (the same kind, target, T and replicate): its key names no
 // architecture, so the cells of every architecture of a comparison share it.
 ExperimentCell baseline_cell(ExperimentCell of, Predictor predictor) {
@@ -169,6 +181,9 @@ std::vector<ExperimentCell> experiment_cells(const ExperimentsConfig& c) {
       for (int T : c.triangle_T)
         for (int r = 0; r < c.triangle_seeds; ++r) cells.push_back({kind, 0, T, a[0], a[1], a[2], r});
   }
+  if (c.construction_arm)
+    for (int D : c.D)
+      for (int r = 0; r < c.seeds; ++r) cells.push_back(construction_arm_cell(c, D, r));
   if (c.baselines) {
     // Once per data cell of the experiments' targets (the controls' targets have their own trained cells only).
     std::vector<ExperimentCell> data_cells;
@@ -513,6 +528,19 @@ void report_intrinsic_dimension(const ExperimentsConfig& c, const Results& res, 
                                      cell.arch_label(), planner_prediction(cell)};
         for (auto& v : nmse_columns(seeds, control ? std::nullopt : paper_intrinsic_dimension_nmse(D, col)))
           row.push_back(std::move(v));
+        row.push_back(std::to_string(seeds[0].parameters));
+        t.rows.push_back(std::move(row));
+      }
+      if (!control && c.construction_arm) {
+        std::vector<CellResult> seeds;
+        double start = 0;
+        for (int seed = 0; seed < c.seeds; ++seed) {
+          seeds.push_back(res.at(construction_arm_cell(c, D, seed)));
+          start += seeds.back().start_nmse / c.seeds;
+        }
+        std::vector<std::string> row{std::to_string(D), "(D,D) from the construction (separate arm; NMSE " +
+                                                            format_number(start, 3) + " at the start)", "-"};
+        for (auto& v : nmse_columns(seeds, std::nullopt)) row.push_back(std::move(v));
         row.push_back(std::to_string(seeds[0].parameters));
         t.rows.push_back(std::move(row));
       }

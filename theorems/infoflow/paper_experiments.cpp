@@ -1,5 +1,7 @@
 #include "theorems/infoflow/paper_experiments.hpp"
 
+#include "theorems/infoflow/intrinsic_construction.hpp"
+
 #include "numerics/model/forward.hpp"
 #include "numerics/train/trainer.hpp"
 #include "numerics/util/errors.hpp"
@@ -98,7 +100,7 @@ std::string ExperimentCell::key() const {
   // The trainer's FFN width (16 per family) is the key's default; another width is named.
   const std::string width = kind == ExperimentKind::IntrinsicDimension && ffn_per_family != 16
                                 ? "-w" + std::to_string(ffn_per_family) : "";
-  return what + width + "-T" + std::to_string(T) + "-h" + std::to_string(h1) + "," + std::to_string(h2) + "-E" +
+  return what + width + (from_construction ? "-from-construction" : "") + "-T" + std::to_string(T) + "-h" + std::to_string(h1) + "," + std::to_string(h2) + "-E" +
          std::to_string(E) + "-r" + std::to_string(replicate);
 }
 
@@ -134,6 +136,7 @@ void to_json(nlohmann::json& j, const CellResult& r) {
   j = {{"nmse", r.nmse},   {"nmse_lo", r.nmse_lo}, {"nmse_hi", r.nmse_hi}, {"valid_variance", r.valid_variance},
        {"parameters", r.parameters}, {"sq_err", r.sq_err}, {"curve", r.curve}, {"diverged", r.diverged}};
   if (r.restarts > 1) j["restart"] = r.restart, j["restarts"] = r.restarts;
+  if (r.start_nmse >= 0) j["start_nmse"] = r.start_nmse;
 }
 void from_json(const nlohmann::json& j, CellResult& r) {
   j.at("nmse").get_to(r.nmse);
@@ -146,6 +149,7 @@ void from_json(const nlohmann::json& j, CellResult& r) {
   j.at("diverged").get_to(r.diverged);
   r.restart = j.value("restart", 0);
   r.restarts = j.value("restarts", 1);
+  r.start_nmse = j.value("start_nmse", -1.0);
 }
 
 namespace {
@@ -217,6 +221,7 @@ namespace {
 struct CellData {
   Dataset train, valid;
   Dataset selection;  // chooses among restarts; empty with one restart
+  double mean = 0, sd = 1;  // of the raw training targets: the standardisation every set went through
 };
 
 // The data depend on the kind, D, T and replicate only: every architecture of a comparison sees the same samples.
@@ -249,6 +254,8 @@ CellData draw_cell_data(const ExperimentCell& c, const ExperimentTraining& tr, s
   if (!(sd > 0)) throw ContractError("draw_cell_data", "the training targets of " + c.key() + " are constant");
   for (Dataset* ds : {&data.train, &data.valid, &data.selection})
     for (double& y : ds->y) y = (y - mean) / sd;
+  data.mean = mean;
+  data.sd = sd;
   return data;
 }
 
@@ -305,25 +312,42 @@ std::vector<double> sorted_ridge_predictions(const Dataset& train, const Dataset
   const auto standardise = [&](const Eigen::MatrixXd& M) -> Eigen::MatrixXd {
     return (M.rowwise() - mean).array().rowwise() / sd.array();
   };
-  const auto fit = [](const Eigen::MatrixXd& X, const Eigen::VectorXd& t, double lambda) {
-    const double t_mean = t.mean();
-    const Eigen::RowVectorXd x_mean = X.colwise().mean();
-    const Eigen::MatrixXd Xc = X.rowwise() - x_mean;
-    Eigen::MatrixXd G = Xc.transpose() * Xc;
-    G.diagonal().array() += lambda * static_cast<double>(X.rows());
-    const Eigen::VectorXd w = G.ldlt().solve(Xc.transpose() * (t.array() - t_mean).matrix());
-    return std::pair<Eigen::VectorXd, double>{w, t_mean - x_mean.dot(w)};
+  // One Gram matrix per design, then one solve per penalty: the penalty only moves the diagonal.
+  struct Centred {
+    Eigen::MatrixXd gram;
+    Eigen::VectorXd moment;
+    Eigen::RowVectorXd x_mean;
+    double t_mean = 0;
+    Eigen::Index rows = 0;
+  };
+  const auto centre = [](const Eigen::MatrixXd& X, const Eigen::VectorXd& t) {
+    Centred c;
+    c.t_mean = t.mean();
+    c.x_mean = X.colwise().mean();
+    const Eigen::MatrixXd Xc = X.rowwise() - c.x_mean;
+    c.gram = Xc.transpose() * Xc;
+    c.moment = Xc.transpose() * (t.array() - c.t_mean).matrix();
+    c.rows = X.rows();
+    return c;
+  };
+  const auto solve = [](const Centred& c, double lambda) {
+    Eigen::MatrixXd G = c.gram;
+    G.diagonal().array() += lambda * static_cast<double>(c.rows);
+    const Eigen::VectorXd w = G.ldlt().solve(c.moment);
+    return std::pair<Eigen::VectorXd, double>{w, c.t_mean - c.x_mean.dot(w)};
   };
   const Eigen::MatrixXd Z = standardise(Phi);
   const Eigen::Index n_fit = Z.rows() - Z.rows() / 5;
   double best_lambda = 1.0, best_error = std::numeric_limits<double>::infinity();
-  // Fewer than five sequences leave no held-out fifth: the penalty stays at 1.
-  for (double lambda = 1e-4; n_fit < Z.rows() && lambda <= 1e3 * 1.0001; lambda *= 10) {
-    const auto [w, b] = fit(Z.topRows(n_fit), y.head(n_fit), lambda);
-    const double error = ((Z.bottomRows(Z.rows() - n_fit) * w).array() + b - y.tail(Z.rows() - n_fit).array()).square().sum();
-    if (error < best_error) best_error = error, best_lambda = lambda;
+  if (n_fit < Z.rows()) {  // fewer than five sequences leave no held-out fifth: the penalty stays at 1
+    const Centred head = centre(Z.topRows(n_fit), y.head(n_fit));
+    for (double lambda = 1e-4; lambda <= 1e3 * 1.0001; lambda *= 10) {
+      const auto [w, b] = solve(head, lambda);
+      const double error = ((Z.bottomRows(Z.rows() - n_fit) * w).array() + b - y.tail(Z.rows() - n_fit).array()).square().sum();
+      if (error < best_error) best_error = error, best_lambda = lambda;
+    }
   }
-  const auto [w, b] = fit(Z, y, best_lambda);
+  const auto [w, b] = solve(centre(Z, y), best_lambda);
   const Eigen::VectorXd predicted = (standardise(Phi_valid) * w).array() + b;
   return {predicted.data(), predicted.data() + predicted.size()};
 }
@@ -337,6 +361,27 @@ CellResult run_baseline_cell(const ExperimentCell& c, const CellData& data) {
   std::vector<double> sq_err;
   for (std::size_t i = 0; i < predicted.size(); ++i) sq_err.push_back((predicted[i] - data.valid.y[i]) * (predicted[i] - data.valid.y[i]));
   return score_squared_errors(std::move(sq_err), population_variance(data.valid.y));
+}
+
+// The construction arm's start (docs/experiments.md §5.3): the (D,D) construction at the cell's FFN width, its readout
+// standardised like the cell's targets, its temperatures at kConstructionStartBeta (soft enough for the attention to
+// pass gradients), and every weight moved by kConstructionStartNoise·N(0, 1).
+constexpr double kConstructionStartBeta = 20.0, kConstructionStartNoise = 0.01, kConstructionStartRange = 7.0;
+
+Model construction_start(const ExperimentCell& c, const CellData& data, std::uint64_t suite_seed, SplitMix64& rng) {
+  if (c.kind != ExperimentKind::IntrinsicDimension || c.h1 != c.D || c.h2 != c.D || c.target_families() != c.D ||
+      c.E != intrinsic_dimension_E(c.D) || !valid_construction_width(c.ffn_per_family))
+    throw ContractError("run_experiment_cell", "the construction arm needs a (D,D) cell on the D-family target with "
+                                               "E = intrinsic_dimension_E(D) and an FFN of 16m units per family");
+  IntrinsicConstructionParams p;
+  p.width_per_family = c.ffn_per_family;
+  p.range_multiplier = kConstructionStartRange;
+  p.beta = kConstructionStartBeta;
+  p.y_shift = data.mean;
+  p.y_scale = data.sd;
+  Model m = intrinsic_dimension_construction(IntrinsicDimensionTarget::draw(c.D, suite_seed), p);
+  for (double& w : m.params) w += kConstructionStartNoise * rng.normal();
+  return m;
 }
 
 }  // namespace
@@ -360,9 +405,9 @@ CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining
   double chosen_selection_rmse = INFINITY;
   for (int k = 0; k < tr.restarts; ++k) {
     const std::string tag = c.key() + (k == 0 ? "" : "-restart" + std::to_string(k));
-    Model start = make_model<double>(arch);
     SplitMix64 init_rng(derive_seed(suite_seed, "init-" + tag));
-    initialise_weights(start, layout, init_rng, 1.0, 1.0);
+    Model start = c.from_construction ? construction_start(c, data, suite_seed, init_rng) : make_model<double>(arch);
+    if (!c.from_construction) initialise_weights(start, layout, init_rng, 1.0, 1.0);
     TrainOptions o;
     o.steps = tr.steps;
     o.batch = tr.batch;
@@ -384,6 +429,8 @@ CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining
       chosen = std::move(trained);
       chosen_selection_rmse = selection_rmse;
       r.restart = k;
+      // The construction arm keeps where it started, to show what the training did with it.
+      if (c.from_construction) r.start_nmse = std::pow(model_errors(start, data.valid).rmse, 2) / r.valid_variance;
     }
   }
   if (!chosen) {
@@ -400,6 +447,7 @@ CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining
   scored.parameters = r.parameters;
   scored.restart = r.restart;
   scored.restarts = r.restarts;
+  scored.start_nmse = r.start_nmse;
   // The trainer evaluates at every eval_every steps and at the end; when the last step is a multiple of eval_every,
   // the final evaluation repeats the last one.
   for (const auto& [step, rmse] : chosen->curve)

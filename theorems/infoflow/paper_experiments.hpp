@@ -74,6 +74,9 @@ struct ExperimentCell {
   /// Intrinsic dimension: the token FFN's units per family (16m; the construction's squares get 2m units each).
   int ffn_per_family = 16;
   Predictor predictor = Predictor::Trained;  // a baseline ignores the architecture (h1, h2, E, ffn_per_family)
+  /// Intrinsic dimension, (D,D) only: start the training from the explicit construction (intrinsic_construction.hpp)
+  /// with a small perturbation instead of a random initialisation. A separate arm, never in the paper comparison.
+  bool from_construction = false;
   std::string key() const;
   /// "(2,2)" for the intrinsic dimension, "(2,2,24)" for the triangle centre.
   std::string arch_label() const;
@@ -91,6 +94,7 @@ struct CellResult {
   std::vector<std::pair<int, double>> curve;   // (step, validation NMSE)
   bool diverged = false;                       // training stopped on a non-finite loss: no figures, no verdict
   int restart = 0;                             // the restart the selection set chose (0 with one restart)
+  double start_nmse = -1;                      // the chosen restart's validation NMSE before training (-1: not kept)
   int restarts = 1;                            // trainings from which it was chosen
 };
 void to_json(nlohmann::json& j, const CellResult& r);
@@ -135,6 +139,8 @@ struct ExperimentsConfig {
   std::vector<int> construction_widths;
   int construction_tuning_samples = 300;  // for the knots' range
   int construction_samples = 1000;        // for the NMSE
+  /// Train the (D,D) cells a second time from the construction (ExperimentCell::from_construction).
+  bool construction_arm = true;
   /// Fit the retrieval-free baselines (constant, sorted-feature ridge) to every data cell (docs/experiments.md §5.1).
   bool baselines = true;
   int seeds = 3;  // replicate seeds per intrinsic-dimension cell
