@@ -425,6 +425,7 @@ CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining
       continue;  // a learning rate the user chose can make the loss overflow: this restart has no figures
     }
     const double selection_rmse = tr.restarts == 1 ? 0.0 : model_errors(trained.model, data.selection).rmse;
+    if (!std::isfinite(selection_rmse)) continue;  // a model that is not finite on the selection set: as diverged
     if (!chosen || selection_rmse < chosen_selection_rmse) {
       chosen = std::move(trained);
       chosen_selection_rmse = selection_rmse;
