@@ -12,12 +12,14 @@ cd "$work"
 fails=0; passes=0
 py=/usr/bin/python3
 
-# expect NAME CODES PATTERN -- command...   (CODES a regex such as 2 or 0|1; every command gets 60 s,
-# a timeout is a failure)
+# expect NAME CODES PATTERN -- command...   (CODES a regex such as 2 or 0|1; every command gets
+# INFOFLOW_TEST_TIMEOUT seconds, 60 unless the build says otherwise (the sanitizer build runs 3-5 times slower and sets
+# 240); a timeout is a failure: it is how a hang shows)
+command_timeout="${INFOFLOW_TEST_TIMEOUT:-60}"
 expect() {
   local name="$1" code="$2" pattern="$3"; shift 4
   local out rc
-  out=$(timeout 60 "$@" 2>&1); rc=$?
+  out=$(timeout "$command_timeout" "$@" 2>&1); rc=$?
   if [[ ! $rc =~ ^($code)$ ]] || ! grep -qE -- "$pattern" <<<"$out"; then
     echo "FAIL $name: exit $rc (expected $code), output: ${out:0:600}"; fails=$((fails+1))
   else
