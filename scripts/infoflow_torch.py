@@ -219,15 +219,21 @@ def _rows_of(obj, key, count, where):
                               f"{len(value) if isinstance(value, list) else type(value).__name__}")
 
 
+def _named_errors(where, build, *args):
+    """build(*args), with a malformed document (a list where an object belongs, a string size, a layer that does not
+    unpack...) turned into a ConversionError naming `where` instead of a traceback."""
+    try:
+        return build(*args)
+    except ConversionError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError) as e:
+        raise ConversionError(f"{where}: malformed ({type(e).__name__}: {e})") from None
+
+
 def from_weights(obj):
     """An InfoflowTransformer holding the weights JSON object's values (numbers as doubles; decimal strings rounded)."""
     _require_torch()
-    try:
-        return _from_weights(obj)
-    except ConversionError:
-        raise
-    except (TypeError, ValueError, AttributeError, KeyError) as e:  # a list where an object belongs, a string size...
-        raise ConversionError(f"weights: malformed ({type(e).__name__}: {e})") from None
+    return _named_errors("weights", _from_weights, obj)
 
 
 def _from_weights(obj):
@@ -313,6 +319,10 @@ def from_state_dict(state_dict, config):
     arguments as a dict (d, E, layers, encoder, readout, positions): a state_dict alone does not say which maps are
     FFNs or what the temperatures are. Unknown or missing keys, and shape mismatches, are refused by name."""
     _require_torch()
+    return _named_errors("config", _from_state_dict, state_dict, config)
+
+
+def _from_state_dict(state_dict, config):
     _check_config(config, state_dict)
     model = InfoflowTransformer(**config)
     expected = model.state_dict()

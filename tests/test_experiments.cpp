@@ -237,6 +237,23 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
             quick.D.size() * quick.seeds);  // the construction arm
 }
 
+TEST_CASE("experiments: a (D,D) that wins the ordering but not against the ridge baseline does not pass", "[experiments]") {
+  // (D,D) clearly best of the three architectures on every seed: a pass, unless the retrieval-free ridge model on
+  // the same data is better than it.
+  std::vector<IdReplicate> reps = replicates(3, 0.2, 0.4, 0.4);
+  REQUIRE(intrinsic_dimension_check(2, reps).verdict == Verdict::Pass);
+  for (auto& rep : reps) rep.ridge = synthetic(0.5);
+  const Check beaten = intrinsic_dimension_check(2, reps);
+  CHECK(beaten.verdict == Verdict::Pass);
+  CHECK(beaten.measured.at("DD_beats_ridge") == true);
+  for (auto& rep : reps) rep.ridge = synthetic(0.1);
+  const Check lost = intrinsic_dimension_check(2, reps);
+  CHECK(lost.verdict == Verdict::Inconclusive);
+  CHECK(lost.measured.at("DD_beats_ridge") == false);
+  reps[1].ridge = synthetic(0.5);  // one seed is enough to withhold the pass
+  CHECK(intrinsic_dimension_check(2, reps).verdict == Verdict::Inconclusive);
+}
+
 TEST_CASE("experiments: the sorted-feature ridge baseline recovers a target linear in its features", "[experiments]") {
   // y = 2·max_t x(t)_0 − the median-ish second order statistic of x_1 + 0.5: linear in the sorted coordinates, so the
   // ridge model must find it (up to its small penalty); a permuted sequence gets the same prediction.

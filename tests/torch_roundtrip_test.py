@@ -105,6 +105,15 @@ with tempfile.TemporaryDirectory() as tmp:
         check("a config bigger than its state_dict", False, "accepted")
     except it.ConversionError as e:
         check("a config bigger than its state_dict", "positional" in str(e), str(e))
+    for what, change in (("a layer that does not unpack", lambda cfg: cfg.update(layers=[7])),
+                         ("an unknown config key", lambda cfg: cfg.update(depth=3))):
+        bad = it.model_config(it.InfoflowTransformer(**configs[0]))
+        change(bad)
+        try:
+            it.from_state_dict(it.InfoflowTransformer(**configs[0]).state_dict(), bad)
+            check(what, False, "accepted")
+        except it.ConversionError as e:
+            check(what, "config" in str(e), str(e))
     sd = it.InfoflowTransformer(**configs[0]).state_dict()
     sd["extra.weight"] = torch.zeros(1)
     try:

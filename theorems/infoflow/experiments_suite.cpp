@@ -18,6 +18,7 @@
 #include "theorems/suite.hpp"
 #include "theorems/suite_options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -97,6 +98,10 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
                                               quick ? std::vector<int>{16, 64} : std::vector<int>{16, 64, 256});
   for (int w : c.construction_widths)
     if (w % 16 != 0) throw InputError("--construction-widths", "expected multiples of 16, got " + std::to_string(w));
+  // One sweep point per width: a repeated width would be one checkpoint key twice.
+  std::sort(c.construction_widths.begin(), c.construction_widths.end());
+  c.construction_widths.erase(std::unique(c.construction_widths.begin(), c.construction_widths.end()),
+                              c.construction_widths.end());
   c.construction_arm = single_int_option(ctx, "--construction-arm", 0, 1, nightly ? 0 : 1) == 1;
   if (c.construction_arm && c.id_ffn_per_family % 16 != 0)
     throw InputError("--id-ffn-width", "expected a multiple of 16 with the construction arm (or --construction-arm 0), got " +
@@ -564,24 +569,25 @@ void report_intrinsic_dimension(const ExperimentsConfig& c, const Results& res, 
   r.tables.push_back(t);
 }
 
-// The (D,D) construction's sampled error at one width, as the checkpoint stores it (the weights go to a file).
+// The (D,D) construction's sampled error at one width, as the checkpoint stores it (the weights go to a file whose
+// name is derived from the point, never read back from the checkpoint).
 struct ConstructionRecord {
   CellResult result;
   double range_multiplier = 0;
-  std::string weights_file;
 };
-void to_json(json& j, const ConstructionRecord& r) {
-  j = {{"result", r.result}, {"range_multiplier", r.range_multiplier}, {"weights_file", r.weights_file}};
-}
+void to_json(json& j, const ConstructionRecord& r) { j = {{"result", r.result}, {"range_multiplier", r.range_multiplier}}; }
 void from_json(const json& j, ConstructionRecord& r) {
   j.at("result").get_to(r.result);
   j.at("range_multiplier").get_to(r.range_multiplier);
-  j.at("weights_file").get_to(r.weights_file);
 }
 
 struct ConstructionPoint {
   int D = 0, width = 0;
   std::string key() const { return "construction-D" + std::to_string(D) + "-w" + std::to_string(width); }
+  std::string weights_file(int T) const {
+    return "weights/id-construction-D" + std::to_string(D) + "-T" + std::to_string(T) + "-w" + std::to_string(width) +
+           ".json";
+  }
 };
 
 std::vector<ConstructionPoint> construction_points(const ExperimentsConfig& c) {
@@ -597,18 +603,15 @@ std::map<std::string, ConstructionRecord> run_construction_floors(const Experime
   std::vector<std::string> keys;
   for (const auto& p : points) keys.push_back(p.key());
   const json settings{{"T", c.id_T}, {"tuning", c.construction_tuning_samples}, {"samples", c.construction_samples}};
-  SweepCheckpoint cp = ctx.checkpoint("construction-floors", settings_version("v1", settings));
+  SweepCheckpoint cp = ctx.checkpoint("construction-floors", settings_version("v2", settings));
   const auto records = run_sweep<ConstructionRecord>(
       "construction floors", keys,
       [&](std::size_t i) {
         const ConstructionPoint& p = points[i];
         const ConstructionFloor floor = intrinsic_construction_floor(p.D, c.id_T, p.width, c.construction_tuning_samples,
                                                                      c.construction_samples, ctx.seed, ctx.seed);
-        ConstructionRecord rec{floor.result, floor.range_multiplier,
-                               "weights/id-construction-D" + std::to_string(p.D) + "-T" + std::to_string(c.id_T) + "-w" +
-                                   std::to_string(p.width) + ".json"};
-        write_json_file((std::filesystem::path(ctx.out_dir) / rec.weights_file).string(), weights_to_json(floor.model));
-        return rec;
+        write_json_file((std::filesystem::path(ctx.out_dir) / p.weights_file(c.id_T)).string(), weights_to_json(floor.model));
+        return ConstructionRecord{floor.result, floor.range_multiplier};
       },
       cp, ctx.threads, ctx.progress);
   std::map<std::string, ConstructionRecord> by_key;
@@ -629,7 +632,8 @@ void report_construction(const ExperimentsConfig& c, const Results& res,
                             "Intrinsic dimension D = " + std::to_string(D) + ": the (D,D) construction's NMSE by FFN width",
                             "token-FFN units per family", "held-out NMSE (sampled)");
     for (int w : c.construction_widths) {
-      const ConstructionRecord& rec = floors.at(ConstructionPoint{D, w}.key());
+      const ConstructionPoint point{D, w};
+      const ConstructionRecord& rec = floors.at(point.key());
       std::string trained = "-";
       if (w == c.id_ffn_per_family) {
         double best = INFINITY;
@@ -643,7 +647,7 @@ void report_construction(const ExperimentsConfig& c, const Results& res,
       t.rows.push_back({std::to_string(D), std::to_string(w), std::to_string(rec.result.parameters),
                         format_number(rec.range_multiplier, 3), format_number(rec.result.nmse, 3),
                         "[" + format_number(rec.result.nmse_lo, 3) + ", " + format_number(rec.result.nmse_hi, 3) + "]",
-                        trained, paper ? format_number(*paper, 3) : "-", rec.weights_file});
+                        trained, paper ? format_number(*paper, 3) : "-", point.weights_file(c.id_T)});
       s.x.push_back(w);
       s.y.push_back(std::max(rec.result.nmse, 1e-300));
     }

@@ -186,16 +186,6 @@ double intrinsic_construction_direct(const IntrinsicDimensionTarget& target, con
   return total;
 }
 
-namespace {
-
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return s / static_cast<double>(v.size());
-}
-
-}  // namespace
-
 ConstructionFloor intrinsic_construction_floor(int D, int T, int width_per_family, int tuning_samples, int samples,
                                                std::uint64_t target_seed, std::uint64_t sample_seed) {
   if (D < 1 || T < 1 || tuning_samples < 2 || samples < 2)
@@ -219,19 +209,15 @@ ConstructionFloor intrinsic_construction_floor(int D, int T, int width_per_famil
     trial.range_multiplier = 0.5 * step;
     std::vector<double> err;
     for (int n = 0; n < tuning_samples; ++n) err.push_back(intrinsic_construction_direct(target, trial, tuning[n]) - F_tune[n]);
-    const double bias = mean_of(err);
-    double ss = 0;
-    for (double e : err) ss += (e - bias) * (e - bias);
-    if (ss < best_error) best_error = ss, best_bias = bias, p.range_multiplier = trial.range_multiplier;
+    const double centred_error = population_variance(err);
+    if (centred_error < best_error) best_error = centred_error, best_bias = mean_of(err), p.range_multiplier = trial.range_multiplier;
   }
   const double mu = mean_of(F_tune);
-  double var = 0;
-  for (double y : F_tune) var += (y - mu) * (y - mu);
-  p.y_scale = std::sqrt(var / static_cast<double>(F_tune.size()));
+  p.y_scale = std::sqrt(population_variance(F_tune));
   p.y_shift = mu + best_bias;
 
   ConstructionFloor r;
-  r.D = D, r.T = T, r.width_per_family = width_per_family, r.range_multiplier = p.range_multiplier, r.samples = samples;
+  r.range_multiplier = p.range_multiplier;
   r.model = intrinsic_dimension_construction(target, p);
   const ParamLayout layout(r.model.arch);
   SplitMix64 eval_rng(derive_seed(sample_seed, "construction-evaluation" + tag));
@@ -243,10 +229,7 @@ ConstructionFloor intrinsic_construction_floor(int D, int T, int width_per_famil
     if (!std::isfinite(e)) throw NumericError("intrinsic_construction_floor: a non-finite output at D = " + std::to_string(D));
     sq_err.push_back(e * e);
   }
-  const double y_mean = mean_of(y);
-  double y_var = 0;
-  for (double v : y) y_var += (v - y_mean) * (v - y_mean);
-  r.result = score_squared_errors(std::move(sq_err), y_var / static_cast<double>(y.size()));
+  r.result = score_squared_errors(std::move(sq_err), population_variance(y));
   r.result.parameters = layout.total_parameter_count();
   return r;
 }

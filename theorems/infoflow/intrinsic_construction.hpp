@@ -50,10 +50,8 @@ double intrinsic_construction_direct(const IntrinsicDimensionTarget& target, con
 
 /// The construction's sampled error on the experiment's input distribution (tokens N(0, I_4)) at one T and width.
 struct ConstructionFloor {
-  int D = 0, T = 0, width_per_family = 0;
   double range_multiplier = 0;   // chosen on the tuning sample (never the evaluation sample)
   CellResult result;             // on the evaluation sample: NMSE with its 95% interval; parameters = M_total
-  int samples = 0;
   Model model;                   // the exported weights (standardised readout)
 };
 

@@ -152,8 +152,6 @@ void from_json(const nlohmann::json& j, CellResult& r) {
   r.start_nmse = j.value("start_nmse", -1.0);
 }
 
-namespace {
-
 double mean_of(const std::vector<double>& v) {
   double mean = 0;
   for (double x : v) mean += x;
@@ -166,6 +164,8 @@ double population_variance(const std::vector<double>& v) {
   for (double x : v) var += (x - mean) * (x - mean);
   return var / static_cast<double>(v.size());
 }
+
+namespace {
 
 // Mean and the half-width of its 95% normal interval.
 std::pair<double, double> mean_and_half_width(const std::vector<double>& v) {
@@ -289,18 +289,19 @@ std::vector<double> sorted_features(const std::vector<std::vector<double>>& X) {
   return features;
 }
 
-// Ridge regression of y on the standardised sorted features, with an intercept: the penalty λ·n·‖w‖² is chosen from
-// 1e-4 .. 1e3 on the last fifth of the training set, then the model is refitted on all of it.
 }  // namespace
 
+// Ridge regression of y on the standardised sorted features, with an intercept: the penalty λ·n·‖w‖² is chosen from
+// 1e-4 .. 1e3 on the last fifth of the training set, then the model is refitted on all of it.
 std::vector<double> sorted_ridge_predictions(const Dataset& train, const Dataset& valid) {
   if (train.X.size() < 2 || valid.X.empty() || train.X[0].empty())
     throw ContractError("sorted_ridge_predictions", "two or more training sequences and a validation set");
   const auto design = [](const Dataset& ds) {
-    Eigen::MatrixXd Phi(static_cast<Eigen::Index>(ds.X.size()), static_cast<Eigen::Index>(sorted_features(ds.X[0]).size()));
+    Eigen::MatrixXd Phi;
     for (std::size_t n = 0; n < ds.X.size(); ++n) {
       const std::vector<double> f = sorted_features(ds.X[n]);
-      for (std::size_t j = 0; j < f.size(); ++j) Phi(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(j)) = f[j];
+      if (n == 0) Phi.resize(static_cast<Eigen::Index>(ds.X.size()), static_cast<Eigen::Index>(f.size()));
+      Phi.row(static_cast<Eigen::Index>(n)) = Eigen::Map<const Eigen::RowVectorXd>(f.data(), static_cast<Eigen::Index>(f.size()));
     }
     return Phi;
   };
@@ -393,16 +394,14 @@ CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining
   if (c.predictor != Predictor::Trained) return run_baseline_cell(c, data);
   const Architecture arch = experiment_architecture(c);
   const ParamLayout layout(arch);
-  CellResult r;
-  r.valid_variance = population_variance(data.valid.y);
-  if (!(r.valid_variance > 0)) throw ContractError("run_experiment_cell", "constant validation targets in " + c.key());
-  r.parameters = layout.total_parameter_count();
-  r.restarts = tr.restarts;
+  const double valid_variance = population_variance(data.valid.y);
+  if (!(valid_variance > 0)) throw ContractError("run_experiment_cell", "constant validation targets in " + c.key());
 
   // Restart k starts from its own initialisation and minibatch order (restart 0 keeps the single run's seeds). A
   // diverged restart is never chosen; the cell diverged only if all did.
   std::optional<TrainResult> chosen;
-  double chosen_selection_rmse = INFINITY;
+  double chosen_selection_rmse = INFINITY, chosen_start_nmse = -1;
+  int chosen_restart = 0;
   for (int k = 0; k < tr.restarts; ++k) {
     const std::string tag = c.key() + (k == 0 ? "" : "-restart" + std::to_string(k));
     SplitMix64 init_rng(derive_seed(suite_seed, "init-" + tag));
@@ -429,26 +428,29 @@ CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining
     if (!chosen || selection_rmse < chosen_selection_rmse) {
       chosen = std::move(trained);
       chosen_selection_rmse = selection_rmse;
-      r.restart = k;
+      chosen_restart = k;
       // The construction arm keeps where it started, to show what the training did with it.
-      if (c.from_construction) r.start_nmse = std::pow(model_errors(start, data.valid).rmse, 2) / r.valid_variance;
+      if (c.from_construction) chosen_start_nmse = std::pow(model_errors(start, data.valid).rmse, 2) / valid_variance;
     }
   }
-  if (!chosen) {
-    r.diverged = true;  // no figures, and no verdict rests on this cell
-    return r;
+  CellResult scored;
+  if (chosen) {
+    std::vector<double> sq_err;
+    sq_err.reserve(data.valid.y.size());
+    for (std::size_t i = 0; i < data.valid.y.size(); ++i) {
+      const double e = forward(chosen->model, layout, data.valid.X[i]).y - data.valid.y[i];
+      sq_err.push_back(e * e);
+    }
+    scored = score_squared_errors(std::move(sq_err), valid_variance);
+  } else {
+    scored.valid_variance = valid_variance;
+    scored.diverged = true;  // no figures, and no verdict rests on this cell
   }
-  std::vector<double> sq_err;
-  sq_err.reserve(data.valid.y.size());
-  for (std::size_t i = 0; i < data.valid.y.size(); ++i) {
-    const double e = forward(chosen->model, layout, data.valid.X[i]).y - data.valid.y[i];
-    sq_err.push_back(e * e);
-  }
-  CellResult scored = score_squared_errors(std::move(sq_err), r.valid_variance);
-  scored.parameters = r.parameters;
-  scored.restart = r.restart;
-  scored.restarts = r.restarts;
-  scored.start_nmse = r.start_nmse;
+  scored.parameters = layout.total_parameter_count();
+  scored.restart = chosen_restart;
+  scored.restarts = tr.restarts;
+  scored.start_nmse = chosen_start_nmse;
+  if (!chosen) return scored;
   // The trainer evaluates at every eval_every steps and at the end; when the last step is a multiple of eval_every,
   // the final evaluation repeats the last one.
   for (const auto& [step, rmse] : chosen->curve)

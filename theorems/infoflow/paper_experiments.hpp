@@ -103,6 +103,10 @@ void from_json(const nlohmann::json& j, CellResult& r);
 /// One sequence of T tokens from the kind's input distribution (docs/experiments.md §1).
 std::vector<std::vector<double>> draw_experiment_sequence(ExperimentKind kind, int T, SplitMix64& rng);
 
+/// The mean of a non-empty sample, and its variance with divisor n (the experiments' NMSE divides by it).
+double mean_of(const std::vector<double>& v);
+double population_variance(const std::vector<double>& v);
+
 /// A result's figures from its per-sample squared errors: NMSE = mean / `valid_variance` with a 95% interval.
 /// ContractError for fewer than two samples or a variance that is not positive; NumericError for a non-finite NMSE.
 CellResult score_squared_errors(std::vector<double> sq_err, double valid_variance);
