@@ -3,6 +3,7 @@
 #include "numerics/lower_bounds/completion_packing.hpp"
 #include "theorems/depth_separation/class_fits.hpp"
 #include "theorems/depth_separation/completion_family.hpp"
+#include "theorems/depth_separation/family_embedding.hpp"
 #include "numerics/util/errors.hpp"
 #include "test_support.hpp"
 
@@ -368,4 +369,101 @@ TEST_CASE("class fits: the L*R cap of a [-1,1] model is its formula", "[lower-bo
   REQUIRE(in_class_lr_cap(2, 4, 1, 1, 1) == 64.0);       // 1·16·1·(1·3 + 1)
   REQUIRE(in_class_lr_cap(2, 4, 1, 8, 8) == 3200.0);     // 16·8·25
   REQUIRE(in_class_lr_cap(3, 5, 2, 2, 3) == 2 * 25 * 3 * (2 * 4 + 1));
+}
+
+namespace {
+
+// Two-level targets on the grid: completion j reads coordinate j, high (0) at grid index 0 and low (−1) at the top.
+FamilyGrid two_level_grid(int m, long G) {
+  FamilyGrid grid = family_grid(m, G);
+  for (const auto& tokens : grid.tokens) {
+    const int j = tokens[m] - static_cast<int>(m * G);
+    grid.targets.push_back(-static_cast<double>(tokens[j] - j * G) / static_cast<double>(G - 1));
+  }
+  return grid;
+}
+
+std::vector<ArbBall> arb_targets(const FamilyGrid& grid) {
+  std::vector<ArbBall> out;
+  for (double y : grid.targets) out.emplace_back(y, 128);
+  return out;
+}
+
+// The golden table at m = 2, G = 2 (docs/lower-bounds.md §3): prefix tokens of index 0 heavy (weight 1) with values
+// +1 (position 1) and −1 (position 2), tokens of index 1 negligible (e^−40) with value +1, completion j of weight
+// x = (√5 − 1)/2 and value −1 (j = 1) or +1 (j = 2). High states ±(√5 − 2), low states ±1 (up to e^−40): the
+// least gap 3 − √5.
+FamilyEmbedding golden_table() {
+  const double x = (std::sqrt(5.0) - 1) / 2;
+  FamilyEmbedding emb;
+  emb.value = {1, 1, -1, 1, -1, 1};
+  emb.log_weight = {0, -40, 0, -40, std::log(x), std::log(x)};
+  return emb;
+}
+
+}  // namespace
+
+TEST_CASE("family embedding: the grid lists every prefix with every completion", "[lower-bounds]") {
+  const FamilyGrid grid = family_grid(2, 3);
+  REQUIRE(grid.tokens.size() == 18);
+  CHECK(grid.entries() == 8);
+  CHECK(grid.tokens[0] == std::vector<int>{0, 3, 6});
+  CHECK(grid.tokens[1] == std::vector<int>{0, 3, 7});
+  CHECK(grid.tokens[2] == std::vector<int>{1, 3, 6});  // the first coordinate moves first
+  CHECK(grid.tokens[17] == std::vector<int>{2, 5, 7});
+  CHECK_THROWS_AS(family_grid(0, 2), std::invalid_argument);
+  CHECK_THROWS_AS(family_grid(2, 1), std::invalid_argument);
+}
+
+TEST_CASE("family embedding: one coordinate needs exactly the diameter bound, and the search finds it", "[lower-bounds]") {
+  // m = 1: two prefixes under one completion, targets 0 and −1. States lie in [−1, 1], so L·R ≥ (1 − 2e)/2, and
+  // values ±1 with a negligible completion reach it: the known answer the search must find.
+  const FamilyGrid grid = two_level_grid(1, 2);
+  const double e = 0.1;
+  const FamilyEmbedding emb = optimise_family_embedding(grid, e, test::seed(), 8, 4000);
+  const EmbeddingCertificate c = certify_family_embedding(grid, emb, arb_targets(grid), e);
+  INFO("L*R = " << c.lr);
+  CHECK(c.lr >= (1 - 2 * e) / 2);
+  CHECK(c.lr <= 1.001 * (1 - 2 * e) / 2);
+  CHECK(c.family_error <= e * (1 + 1e-12));
+}
+
+TEST_CASE("family embedding: the golden table's gap is 3 - sqrt 5, by hand and in arb", "[lower-bounds]") {
+  const FamilyGrid grid = two_level_grid(2, 2);
+  const FamilyEmbedding emb = golden_table();
+  const std::vector<double> p = embedding_states(grid, emb);
+  const double g = std::sqrt(5.0) - 2;
+  // Inputs (idx1, idx2, j): (0,0,1) (0,0,2) (1,0,1) (1,0,2) (0,1,1) (0,1,2) (1,1,1) (1,1,2).
+  const std::array<double, 8> by_hand{-g, g, -1, -g, g, 1, -1, 1};
+  for (std::size_t i = 0; i < p.size(); ++i) CHECK_THAT(p[i], Catch::Matchers::WithinAbs(by_hand[i], 1e-15));
+  const double least = 1 / (3 - std::sqrt(5.0));
+  CHECK_THAT(embedding_least_lipschitz(grid, emb, 0), Catch::Matchers::WithinRel(least, 1e-12));
+  const EmbeddingCertificate c = certify_family_embedding(grid, emb, arb_targets(grid), 0.05);
+  CHECK_THAT(c.lr, Catch::Matchers::WithinRel(0.9 * least, 1e-12));
+  CHECK(c.family_error <= 0.05 * (1 + 1e-12));
+}
+
+TEST_CASE("family embedding: the search at m = 2, G = 2 reaches the golden table", "[lower-bounds]") {
+  const FamilyGrid grid = two_level_grid(2, 2);
+  const FamilyEmbedding emb = optimise_family_embedding(grid, 0, test::seed());
+  const double found = embedding_least_lipschitz(grid, emb, 0);
+  INFO("least L found " << found << ", golden table " << 1 / (3 - std::sqrt(5.0)));
+  CHECK(found <= 1.01 / (3 - std::sqrt(5.0)));
+  // The double search and the arb certificate agree on the model found.
+  const EmbeddingCertificate c = certify_family_embedding(grid, emb, arb_targets(grid), 0);
+  double R = 0;
+  for (double v : emb.value) R = std::max(R, std::abs(v));
+  CHECK_THAT(c.lr, Catch::Matchers::WithinRel(found * R, 1e-9));
+}
+
+TEST_CASE("family embedding: states that do not separate the targets certify nothing", "[lower-bounds]") {
+  const FamilyGrid grid = two_level_grid(2, 2);
+  FamilyEmbedding emb;
+  emb.value.assign(grid.entries(), 0.5);  // every state 0.5, targets 0 and −1
+  emb.log_weight.assign(grid.entries(), 0);
+  CHECK(std::isinf(embedding_least_lipschitz(grid, emb, 0.1)));
+  CHECK(std::isinf(certify_family_embedding(grid, emb, arb_targets(grid), 0.1).lr));
+  // With e at half the range every readout works: nothing is needed.
+  CHECK(certify_family_embedding(grid, emb, arb_targets(grid), 0.5).lr == 0);
+  CHECK_THROWS_AS(certify_family_embedding(grid, emb, {}, 0.1), std::invalid_argument);
 }

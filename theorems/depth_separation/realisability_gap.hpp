@@ -5,7 +5,8 @@
 // from its weights) is set against the best certified bound at that error: the packing at that G, or the family's
 // diameter bound (range − 2e)/(2h) (two prefixes the full range apart under one completion; the states lie in a set
 // of diameter 2hR). A model below the bound would refute the derivation; the ratio above it is how far the certified
-// constant sits from the models found (fits minimise the error, not L·R, so the ratio overstates the true gap).
+// constant sits from the models found. Fits minimise the error, not L·R, so their ratio overstates the true gap; the
+// searched C1 table (family_embedding.hpp) minimises L·R itself at a chosen error, and bounds the truth from above.
 #include "theorems/depth_separation/completion_family.hpp"
 #include "theorems/depth_separation/depth_separation_config.hpp"
 #include "theorems/suite.hpp"
@@ -17,7 +18,7 @@ namespace infoflow {
 struct RealisabilityRow {
   int T = 0;
   long G = 0;
-  int width = 0;              // encoder and readout FFN width of the fitted model
+  std::string model;          // "fit p=W" (a fitted transformer, FFN width W) or "C1 table" (family_embedding.hpp)
   long inputs = 0;            // G^m · m family inputs
   double family_error = 0;    // certified: max |model − F| over those inputs (arb)
   double lr = 0;              // certified: the model's readout L times R on the family's tokens
@@ -26,13 +27,15 @@ struct RealisabilityRow {
   double bound() const { return std::max(packing, diameter); }  // the best certified bound at this error
   double ratio() const { return bound() > 0 ? lr / bound() : INFINITY; }
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RealisabilityRow, T, G, width, inputs, family_error, lr, packing, diameter)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RealisabilityRow, T, G, model, inputs, family_error, lr, packing, diameter)
 
 /// The diameter bound on the family: every model of C1(h, ·) with error ≤ e on two inputs whose targets differ by
 /// `range` has L·R ≥ (range − 2e)/(2h), rounded down (0 when e ≥ range/2).
 double family_diameter_bound(double range, double e, int heads);
 
-/// Fits and certifies the rows for every T of `families_by_T` (the tightened family of m = T − 1) at G = 2 and 3.
+/// Fits and certifies the rows for every T of `families_by_T` (the tightened family of m = T − 1) at G = 2 and 3:
+/// fitted transformers (FFN widths 4 and 8), and the searched C1 table (family_embedding.hpp) at e = 0.001 and 0.1
+/// times the family's range, which bounds the least L·R of the class on the family from above.
 std::vector<RealisabilityRow> realisability_rows(const DepthSeparationConfig& cfg, const SuiteContext& ctx,
                                                  const std::map<int, CompletionFamilyCertificate>& families_by_T);
 
