@@ -40,8 +40,9 @@ void classify_depth_separation(SuiteResult& r) {
                 "against the two-layer construction's count from its architecture, its exported weights checked in "
                 "[-1, 1]")},
       {"class-bound.realisability",
-       evidence("single-layer models fitted to the completion family: their certified family error and L*R from their "
-                "weights, against the certified bound at that error (one below would refute the derivation)")},
+       evidence("single-layer models fitted to the completion family, and searched C1 tables (per-token weights and "
+                "values, the McShane readout): their certified family error and L*R, against the certified bound at that "
+                "error (one below would refute the derivation)")},
       {"dilution.tight-model",
        evidence("an explicit one-head model with zero error on the dilution family: its L*R computed from its weights")},
       {"dilution.fitted-models-respect",

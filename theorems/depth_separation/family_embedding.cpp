@@ -1,10 +1,10 @@
 #include "theorems/depth_separation/family_embedding.hpp"
 
+#include "numerics/util/errors.hpp"
 #include "numerics/util/rng.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
 namespace infoflow {
 
@@ -13,7 +13,8 @@ namespace {
 // Log-weights beyond ±40 change no state by more than e^−80 relative: the search gains nothing past them.
 constexpr double kLogWeightLimit = 40;
 
-// The search's coordinates: an unconstrained value (through tanh) and a clamped log-weight per table entry.
+// The search's coordinates: a value clamped to [−1, 1] (so the search can sit on the bound, where optima lie) and a
+// clamped log-weight per table entry.
 FamilyEmbedding embedding_from(const std::vector<double>& x, long entries) {
   FamilyEmbedding emb;
   emb.value.resize(entries);
@@ -34,7 +35,8 @@ double value_radius(const FamilyEmbedding& emb) {
 }  // namespace
 
 FamilyGrid family_grid(int m, long G) {
-  if (m < 1 || G < 2) throw std::invalid_argument("family_grid: need m >= 1 and G >= 2");
+  if (m < 1 || G < 2) throw ContractError("family_grid", "need m >= 1 and G >= 2");
+  if (std::pow(static_cast<double>(G), m) * m > 1e6) throw ContractError("family_grid", "more than 10^6 inputs");
   FamilyGrid grid;
   grid.m = m, grid.G = G;
   std::vector<int> idx(m, 0);
@@ -53,17 +55,18 @@ FamilyGrid family_grid(int m, long G) {
 }
 
 std::vector<double> embedding_states(const FamilyGrid& grid, const FamilyEmbedding& emb) {
+  // Weights relative to the table's largest: |log ψ| ≤ 40 on the search's tables, so no exp over- or underflows to a
+  // zero total (e^−80 is a normal double), and each entry's exp is taken once.
+  const double top = *std::max_element(emb.log_weight.begin(), emb.log_weight.end());
+  std::vector<double> psi(emb.log_weight.size());
+  for (std::size_t k = 0; k < psi.size(); ++k) psi[k] = std::exp(emb.log_weight[k] - top);
   std::vector<double> states;
   states.reserve(grid.tokens.size());
   for (const auto& tokens : grid.tokens) {
-    // Weights relative to the input's largest, so that no exp overflows or underflows to a zero total.
-    double top = -INFINITY;
-    for (int k : tokens) top = std::max(top, emb.log_weight[k]);
     double mass = 0, moment = 0;
     for (int k : tokens) {
-      const double psi = std::exp(emb.log_weight[k] - top);
-      mass += psi;
-      moment += psi * emb.value[k];
+      mass += psi[k];
+      moment += psi[k] * emb.value[k];
     }
     states.push_back(moment / mass);
   }
@@ -84,6 +87,7 @@ double embedding_least_lipschitz(const FamilyGrid& grid, const FamilyEmbedding& 
 }
 
 FamilyEmbedding optimise_family_embedding(const FamilyGrid& grid, double e, std::uint64_t seed, int restarts, int steps) {
+  if (restarts < 1 || steps < 0) throw ContractError("optimise_family_embedding", "need restarts >= 1 and steps >= 0");
   const long entries = grid.entries();
   const auto cost = [&](const std::vector<double>& x) {
     const FamilyEmbedding emb = embedding_from(x, entries);
@@ -97,21 +101,23 @@ FamilyEmbedding optimise_family_embedding(const FamilyGrid& grid, double e, std:
     for (double& v : x) v = 2 * rng.normal();
     double fx = cost(x), step = 1;
     std::vector<double> y(x.size());
-    for (int s = 0; s < steps && step > 1e-9; ++s) {
+    for (int s = 0; s < steps && step > 1e-9 && fx > 0; ++s) {
       for (std::size_t k = 0; k < x.size(); ++k) y[k] = x[k] + step * rng.normal();
       const double fy = cost(y);
-      // One-fifth rule: grow the step on a success, shrink it on a failure, so that about 1 in 5 succeeds.
+      // One-fifth rule: grow the step on a success, shrink it on a failure, so that about 1 in 5 succeeds. The step
+      // is capped, and a zero cost (e at half the range: every readout works) ends the run, so a flat cost cannot
+      // grow the step without end.
       if (fy <= fx) {
-        x.swap(y), fx = fy, step *= 1.5;
+        x.swap(y), fx = fy, step = std::min(1.5 * step, 16.0);
       } else {
         step *= std::pow(1.5, -0.25);
       }
     }
     // Compass polish: the optimum sits on bounds (values ±1, negligible weights) and on ties of the max over pairs,
-    // where a random step rarely improves; moving one coordinate at a time, with halving steps, gets there.
-    // At most four sweeps per step length: along a ridge the gains shrink geometrically and would never stop.
-    for (double h = 8; h > 1e-9; h /= 2)
-      for (int sweep = 0, moved = 1; moved && sweep < 4; ++sweep) {
+    // where a random step rarely improves; moving one coordinate at a time, with halving steps, gets there. At most
+    // three sweeps per step length: along a ridge the gains shrink geometrically and would never stop.
+    for (double h = 8; h > 1e-9 && fx > 0; h /= 2)
+      for (int sweep = 0, moved = 1; moved && sweep < 3; ++sweep) {
         moved = 0;
         for (std::size_t k = 0; k < x.size(); ++k)
           for (double sign : {1.0, -1.0}) {
@@ -121,7 +127,7 @@ FamilyEmbedding optimise_family_embedding(const FamilyGrid& grid, double e, std:
             if (fy < fx) x.swap(y), fx = fy, moved = 1;
           }
       }
-    if (fx < best) best = fx, best_x = x;
+    if (best_x.empty() || fx < best) best = fx, best_x = x;  // the first stands even when every cost is infinite
   }
   return embedding_from(best_x, entries);
 }
@@ -129,7 +135,19 @@ FamilyEmbedding optimise_family_embedding(const FamilyGrid& grid, double e, std:
 EmbeddingCertificate certify_family_embedding(const FamilyGrid& grid, const FamilyEmbedding& emb,
                                               const std::vector<ArbBall>& targets, double e, long prec) {
   if (targets.size() != grid.tokens.size())
-    throw std::invalid_argument("certify_family_embedding: one target per family input is needed");
+    throw ContractError("certify_family_embedding", "one target per family input is needed");
+  if (emb.value.size() != static_cast<std::size_t>(grid.entries()) || emb.log_weight.size() != emb.value.size())
+    throw ContractError("certify_family_embedding", "the table needs one weight and one value per entry");
+  if (!(std::isfinite(e) && e >= 0)) throw ContractError("certify_family_embedding", "the error e must be finite and >= 0");
+  for (std::size_t k = 0; k < emb.value.size(); ++k)
+    if (!(std::isfinite(emb.log_weight[k]) && std::abs(emb.value[k]) <= 1))
+      throw ContractError("certify_family_embedding", "table entries must be finite with |value| <= 1");
+  for (const ArbBall& y : targets)
+    if (!y.is_finite()) throw ContractError("certify_family_embedding", "every target must be a finite ball");
+  // A NaN bound must count as no bound: std::max would drop it.
+  const auto raise = [](double& bound, double candidate) {
+    if (!(candidate <= bound)) bound = std::isnan(candidate) ? INFINITY : candidate;
+  };
   std::vector<ArbBall> p;
   p.reserve(grid.tokens.size());
   for (const auto& tokens : grid.tokens) {
@@ -149,7 +167,7 @@ EmbeddingCertificate certify_family_embedding(const FamilyGrid& grid, const Fami
       const ArbBall need = abs(targets[i] - targets[k]) - two_e;
       if (need.upper() <= 0) continue;
       const ArbBall gap = abs(p[i] - p[k]);
-      c.lipschitz = std::max(c.lipschitz, gap.lower() > 0 ? (need / gap).upper() : INFINITY);
+      raise(c.lipschitz, gap.lower() > 0 ? (need / gap).upper() : INFINITY);
     }
   c.lr = std::isfinite(c.lipschitz) ? (ArbBall(c.lipschitz, prec) * ArbBall(c.value_radius, prec)).upper() : INFINITY;
   if (!std::isfinite(c.lr)) {
@@ -161,7 +179,7 @@ EmbeddingCertificate certify_family_embedding(const FamilyGrid& grid, const Fami
   for (std::size_t i = 0; i < p.size(); ++i) {
     ArbBall f = targets[i] + eb;
     for (std::size_t k = 0; k < p.size(); ++k) f = min(f, targets[k] + eb + L * abs(p[i] - p[k]));
-    c.family_error = std::max(c.family_error, abs(f - targets[i]).upper());
+    raise(c.family_error, abs(f - targets[i]).upper());
   }
   return c;
 }

@@ -45,7 +45,7 @@ double embedding_least_lipschitz(const FamilyGrid& grid, const FamilyEmbedding& 
 /// A seeded search for the table with the smallest L*(e)·R: `restarts` runs of a (1+1) evolution strategy with the
 /// one-fifth step rule, each from a random table, `steps` proposals each, then a compass search (one coordinate at a
 /// time, halving steps). Deterministic for a given seed. At m = 2, G = 2 with two-level targets it finds the golden
-/// table of docs/lower-bounds.md §3 to within 0.2% (a test).
+/// table of docs/lower-bounds.md §3 to within 1% (a test; the runs seen came within 0.2%).
 FamilyEmbedding optimise_family_embedding(const FamilyGrid& grid, double e, std::uint64_t seed, int restarts = 200,
                                           int steps = 3000);
 
