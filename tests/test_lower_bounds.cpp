@@ -508,3 +508,44 @@ TEST_CASE("family embedding: states that do not separate the targets certify not
   const FamilyEmbedding flat = optimise_family_embedding(grid, 0.5, test::seed(), 2, 200);
   for (std::size_t k = 0; k < flat.value.size(); ++k) CHECK((std::isfinite(flat.value[k]) && std::isfinite(flat.log_weight[k])));
 }
+
+TEST_CASE("family embedding: the interleaving bound holds for every table tried and is what it says", "[lower-bounds]") {
+  // Two-level targets: every high-low pair differs by exactly 1, so the bound is 1 − 2e.
+  const FamilyGrid g22 = two_level_grid(2, 2);
+  CHECK_THAT(family_interleaving_bound(g22, arb_targets(g22), 0.1), Catch::Matchers::WithinAbs(0.8, 1e-15));
+  CHECK(family_interleaving_bound(g22, arb_targets(g22), 0.1) <= 0.8);
+  CHECK(family_interleaving_bound(g22, arb_targets(g22), 0.5) == 0);  // nothing to separate
+  CHECK(family_interleaving_bound(family_grid(1, 2), {ArbBall(0.0, 128), ArbBall(-1.0, 128)}, 0) == 0);  // m < 2
+  CHECK_THROWS_AS(family_interleaving_bound(g22, {}, 0.1), ContractError);
+  CHECK_THROWS_AS(family_interleaving_bound(g22, arb_targets(g22), NAN), ContractError);
+  // The golden table sits above it by 1/(3 − √5).
+  const EmbeddingCertificate golden = certify_family_embedding(g22, golden_table(), arb_targets(g22), 0.1);
+  CHECK_THAT(golden.lr / family_interleaving_bound(g22, arb_targets(g22), 0.1),
+             Catch::Matchers::WithinRel(1 / (3 - std::sqrt(5.0)), 1e-9));
+  // No table goes below it: random tables, and the search's best (which tries to), at m = 2 and 3, G = 2 and 3.
+  // A table below would refute the lemma of docs/lower-bounds.md §3.
+  SplitMix64 rng = test::rng_for("interleaving-bound-random-tables");
+  for (auto [m, G] : std::vector<std::pair<int, long>>{{2, 2}, {2, 3}, {3, 2}}) {
+    const FamilyGrid grid = two_level_grid(m, G);
+    const std::vector<ArbBall> targets = arb_targets(grid);
+    for (double e : {0.0, 0.2}) {
+      const double bound = family_interleaving_bound(grid, targets, e);
+      CHECK_THAT(bound, Catch::Matchers::WithinAbs(1 - 2 * e, 1e-15));
+      for (int trial = 0; trial < 200 * test::multiplier(); ++trial) {
+        FamilyEmbedding emb;
+        for (long k = 0; k < grid.entries(); ++k) {
+          emb.value.push_back(rng.uniform() < 0.3 ? (rng.uniform() < 0.5 ? -1.0 : 1.0) : rng.uniform(-1, 1));
+          emb.log_weight.push_back(rng.uniform(-8, 8));
+        }
+        double R = 0;
+        for (double v : emb.value) R = std::max(R, std::abs(v));
+        const double lr = embedding_least_lipschitz(grid, emb, e) * R;
+        INFO("m=" << m << " G=" << G << " e=" << e << " trial " << trial << " L*R " << lr);
+        CHECK(lr >= bound * (1 - 1e-12));
+      }
+      const FamilyEmbedding searched = optimise_family_embedding(grid, e, test::seed(), 20, 2000);
+      INFO("m=" << m << " G=" << G << " e=" << e << " searched");
+      CHECK(certify_family_embedding(grid, searched, targets, e).lr >= bound);
+    }
+  }
+}

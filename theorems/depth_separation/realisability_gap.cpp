@@ -50,8 +50,10 @@ FamilyInputs family_inputs(const CompletionFamilyParams& p, FamilyGrid& grid) {
 }
 
 // One row: the model's certified family error and L·R against the best certified bound at that error.
-RealisabilityRow realisability_row(const DepthSeparationConfig& cfg, const CompletionFamilyCertificate& cert, long G,
-                                   std::string model, double family_error, double lr) {
+RealisabilityRow realisability_row(const DepthSeparationConfig& cfg, const CompletionFamilyCertificate& cert,
+                                   const FamilyGrid& grid, const FamilyInputs& f, std::string model, double family_error,
+                                   double lr) {
+  const long G = grid.G;
   const CompletionFamilyParams& p = cert.params;
   RealisabilityRow row;
   row.T = p.m + 1, row.G = G, row.model = std::move(model);
@@ -62,6 +64,7 @@ RealisabilityRow realisability_row(const DepthSeparationConfig& cfg, const Compl
     row.packing = completion_packing_bound_at_grid({1, 1}, PackingFamily{p.m, p.m, cert.output_range_lower, static_cast<double>(cfg.d)},
                                                    e, G, nullptr, kPrec);
     row.diameter = family_diameter_bound(cert.output_range_lower, e, 1);
+    row.interleaving = family_interleaving_bound(grid, f.targets, e, kPrec);
   }
   return row;
 }
@@ -98,7 +101,7 @@ std::vector<RealisabilityRow> realisability_rows(const DepthSeparationConfig& cf
         const ModelT<ArbBall> mb = convert_model<ArbBall>(fit.model, Precision{kPrec});
         const double L = readout_lipschitz_upper(mb).value;
         const double R = head_value_norms_on_tokens(mb, f.tokens, T).front();
-        rows.push_back(realisability_row(cfg, cert, G, "fit p=" + std::to_string(width), family_error_upper(mb, f.exact, f.targets),
+        rows.push_back(realisability_row(cfg, cert, grid, f, "fit p=" + std::to_string(width), family_error_upper(mb, f.exact, f.targets),
                                          (ArbBall(L, kPrec) * ArbBall(R, kPrec)).upper()));
       }
       // The class's least L·R on the family from above: the searched table, at two errors. L*(e) never grows with
@@ -117,7 +120,7 @@ std::vector<RealisabilityRow> realisability_rows(const DepthSeparationConfig& cf
           const EmbeddingCertificate c = certify_family_embedding(grid, table, f.targets, e, kPrec);
           if (c.lr < best.lr) best = c;
         }
-        rows.push_back(realisability_row(cfg, cert, G, "C1 table", best.family_error, best.lr));
+        rows.push_back(realisability_row(cfg, cert, grid, f, "C1 table", best.family_error, best.lr));
       }
     }
   }

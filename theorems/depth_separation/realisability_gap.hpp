@@ -11,6 +11,7 @@
 #include "theorems/depth_separation/depth_separation_config.hpp"
 #include "theorems/suite.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace infoflow {
@@ -24,10 +25,11 @@ struct RealisabilityRow {
   double lr = 0;              // certified: the model's readout L times R on the family's tokens
   double packing = 0;         // certified: the packing bound at that G and error
   double diameter = 0;        // certified: (range − 2e)/2 (one head)
-  double bound() const { return std::max(packing, diameter); }  // the best certified bound at this error
+  double interleaving = 0;    // certified: D − 2e (one head, n = 1; family_embedding.hpp)
+  double bound() const { return std::max({packing, diameter, interleaving}); }  // the best certified bound at this error
   double ratio() const { return bound() > 0 ? lr / bound() : INFINITY; }
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RealisabilityRow, T, G, model, inputs, family_error, lr, packing, diameter)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RealisabilityRow, T, G, model, inputs, family_error, lr, packing, diameter, interleaving)
 
 /// The diameter bound on the family: every model of C1(h, ·) with error ≤ e on two inputs whose targets differ by
 /// `range` has L·R ≥ (range − 2e)/(2h), rounded down (0 when e ≥ range/2).
