@@ -65,7 +65,7 @@ EmbeddingCertificate certify_family_embedding(const FamilyGrid& grid, const Fami
 /// under completion j an input is *high* when its coordinate j is at 0 and *low* otherwise. The states of the eight
 /// inputs cannot be split by a threshold (the prefix vectors are sums over positions, so two highs and two lows have
 /// the same total), hence some low lies between two highs or some high between two lows, and with D the least
-/// |y_high − y_low| over the eight, 2(D − 2e) ≤ L·2R. Returns max over (j1, j2) of D − 2e rounded down, or 0 when it
+/// |y_high − y_low| over the sixteen high-low pairs of the eight, 2(D − 2e) ≤ L·2R. Returns max over (j1, j2) of D − 2e rounded down, or 0 when it
 /// is not positive or m < 2. `targets` are the exact family targets in the grid's order.
 double family_interleaving_bound(const FamilyGrid& grid, const std::vector<ArbBall>& targets, double e, long prec = 128);
 
