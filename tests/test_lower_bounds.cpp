@@ -549,3 +549,20 @@ TEST_CASE("family embedding: the interleaving bound holds for every table tried 
     }
   }
 }
+
+TEST_CASE("family embedding: with unequal completion levels the interleaving bound takes the least gap", "[lower-bounds]") {
+  // Completion j at level H_j, falling by 1 over the grid: the high-low gaps of the eight inputs are 1 (same
+  // completion), 1 + 0.3 and 1 − 0.3 (across): the bound is 0.7 − 2e, not 1 − 2e or 1.3 − 2e.
+  FamilyGrid grid = family_grid(2, 3);
+  const std::array<double, 2> level{0.0, 0.3};
+  for (const auto& tokens : grid.tokens) {
+    const int j = tokens[2] - 2 * 3;
+    grid.targets.push_back(level[j] - static_cast<double>(tokens[j] - j * 3) / 2.0);
+  }
+  const std::vector<ArbBall> targets = arb_targets(grid);
+  CHECK_THAT(family_interleaving_bound(grid, targets, 0.05), Catch::Matchers::WithinAbs(0.6, 1e-15));
+  CHECK(family_interleaving_bound(grid, targets, 0.05) <= 0.6);
+  // And the search, which tries to go below it, does not.
+  const FamilyEmbedding searched = optimise_family_embedding(grid, 0.05, test::seed(), 20, 2000);
+  CHECK(certify_family_embedding(grid, searched, targets, 0.05).lr >= family_interleaving_bound(grid, targets, 0.05));
+}

@@ -4,6 +4,7 @@
 #include "numerics/model/forward.hpp"
 #include "numerics/model/random_model.hpp"
 #include "numerics/util/errors.hpp"
+#include "numerics/util/grid_points.hpp"
 #include "numerics/util/rng.hpp"
 #include "reports/text_format.hpp"
 #include "theorems/depth_separation/completion_family.hpp"
@@ -22,18 +23,6 @@ using nlohmann::json;
 namespace {
 
 constexpr long kPrec = 128;
-
-// Every grid index vector of r coordinates with G values each, in a fixed order.
-template <class Visit>
-void for_each_grid_point(int r, long G, Visit visit) {
-  std::vector<long> idx(r, 0);
-  while (true) {
-    visit(idx);
-    int i = 0;
-    while (i < r && ++idx[i] == G) idx[i++] = 0;
-    if (i == r) break;
-  }
-}
 
 // The largest certified |model − F| over every input of one grid family, evaluated one input at a time
 // (nothing of size G^r is kept). `visit` enumerates (input, target) pairs.

@@ -1,6 +1,7 @@
 #include "theorems/depth_separation/family_embedding.hpp"
 
 #include "numerics/util/errors.hpp"
+#include "numerics/util/grid_points.hpp"
 #include "numerics/util/rng.hpp"
 
 #include <algorithm>
@@ -39,18 +40,14 @@ FamilyGrid family_grid(int m, long G) {
   if (std::pow(static_cast<double>(G), m) * m > 1e6) throw ContractError("family_grid", "more than 10^6 inputs");
   FamilyGrid grid;
   grid.m = m, grid.G = G;
-  std::vector<int> idx(m, 0);
-  while (true) {
+  for_each_grid_point(m, G, [&](const std::vector<long>& idx) {
     for (int j = 0; j < m; ++j) {
       std::vector<int> tokens(m + 1);
       for (int t = 0; t < m; ++t) tokens[t] = static_cast<int>(t * G + idx[t]);
       tokens[m] = static_cast<int>(m * G + j);
       grid.tokens.push_back(std::move(tokens));
     }
-    int k = 0;
-    while (k < m && ++idx[k] == G) idx[k++] = 0;
-    if (k == m) break;
-  }
+  });
   return grid;
 }
 
@@ -186,7 +183,7 @@ EmbeddingCertificate certify_family_embedding(const FamilyGrid& grid, const Fami
 
 namespace {
 
-// The position of input (idx, j) in the grid's order: the first coordinate moves first, the completion innermost.
+// The position of input (idx, j) in the grid's order (for_each_grid_point's, the completion innermost).
 std::size_t grid_input(const FamilyGrid& grid, const std::vector<long>& idx, int j) {
   std::size_t prefix = 0;
   for (int k = grid.m - 1; k >= 0; --k) prefix = prefix * static_cast<std::size_t>(grid.G) + static_cast<std::size_t>(idx[k]);

@@ -53,16 +53,15 @@ FamilyInputs family_inputs(const CompletionFamilyParams& p, FamilyGrid& grid) {
 RealisabilityRow realisability_row(const DepthSeparationConfig& cfg, const CompletionFamilyCertificate& cert,
                                    const FamilyGrid& grid, const FamilyInputs& f, std::string model, double family_error,
                                    double lr) {
-  const long G = grid.G;
   const CompletionFamilyParams& p = cert.params;
   RealisabilityRow row;
-  row.T = p.m + 1, row.G = G, row.model = std::move(model);
-  row.inputs = static_cast<long>(std::pow(static_cast<double>(G), p.m)) * p.m;
+  row.T = p.m + 1, row.G = grid.G, row.model = std::move(model);
+  row.inputs = static_cast<long>(grid.tokens.size());
   row.family_error = family_error, row.lr = lr;
   const double e = std::max(family_error, 1e-300);
   if (e < 1) {
     row.packing = completion_packing_bound_at_grid({1, 1}, PackingFamily{p.m, p.m, cert.output_range_lower, static_cast<double>(cfg.d)},
-                                                   e, G, nullptr, kPrec);
+                                                   e, grid.G, nullptr, kPrec);
     row.diameter = family_diameter_bound(cert.output_range_lower, e, 1);
     row.interleaving = family_interleaving_bound(grid, f.targets, e, kPrec);
   }
