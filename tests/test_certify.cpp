@@ -207,6 +207,78 @@ TEST_CASE("double execution: the rounding bound covers |double - MPFR| at every 
     }
 }
 
+namespace {
+
+// |ForwardPass<double>(X) − ForwardPass<MPFR 256>(X)|.
+double double_rounding_at(const Model& m, const ModelT<mpfr::mpreal>& exact, const Sequence<double>& X) {
+  const ParamLayout L(m.arch);
+  const mpfr::mpreal yr = forward(exact, L, convert_sequence<mpfr::mpreal>(X, Precision{256})).y;
+  return std::fabs((mpfr::mpreal(forward(m, L, X).y, 256) - yr).toDouble());
+}
+
+}  // namespace
+
+TEST_CASE("double execution: on narrow boxes, where the analysis is tightest, the bound still covers the rounding",
+          "[certify]") {
+  // Narrow boxes make every enclosure nearly exact: ReLU states decided, softmax weights known to a few digits, the
+  // relative softmax analysis at its sharpest. An unsound shortcut there (an undecided ReLU treated as active, a
+  // weight error taken relative to the wrong weight, a term count that skips a nonzero product) shows as a point
+  // whose rounding exceeds the bound of a box around it.
+  SplitMix64 rng = test::rng_for("double-execution-narrow");
+  std::vector<Model> models;
+  Architecture two = single_layer_fit_architecture(2, 4, 2, 5);
+  two.layers = {LayerShape{{HeadShape{2, 2}, HeadShape{3, 1}}, 0}, LayerShape{{HeadShape{2, 2}}, 0}};
+  two.layers[0].ffn_width = 6;
+  for (int k = 0; k < 3; ++k) {
+    Model m = random_model(two, rng, 1.5);
+    for (auto& b : m.temperatures) b = rng.uniform(0.5, 40.0);
+    models.push_back(m);
+  }
+  models.push_back(TwoLayerMinDotConstruction(2, 3, 0.1).model());  // sparse weights, many ReLUs, sharp softmaxes
+  long checked = 0;
+  for (const Model& m : models) {
+    const auto exact = convert_model<mpfr::mpreal>(m, Precision{256});
+    const int T = 3;
+    for (int k = 0; k < 25 * test::multiplier(); ++k) {
+      Sequence<double> X(T, std::vector<double>(m.arch.d));
+      std::vector<double> lo, hi;
+      const double width = std::ldexp(1.0, -10 - static_cast<int>(rng.uniform_index(30)));
+      for (auto& x : X)
+        for (auto& v : x) {
+          v = rng.uniform(0, 1);
+          lo.push_back(v - width * rng.uniform());
+          hi.push_back(v + width * rng.uniform());
+        }
+      const double bound = double_execution_error_bound(m, T, lo, hi).output_error;
+      const double err = double_rounding_at(m, exact, X);
+      INFO("input " << nlohmann::json(X).dump() << ", box half-width " << width << ", rounding " << err << ", bound "
+                    << bound);
+      REQUIRE(err <= bound);
+      ++checked;
+    }
+  }
+  CHECK(checked == static_cast<long>(models.size()) * 25 * test::multiplier());
+}
+
+TEST_CASE("double execution: splitting the box tightens the bound, and the split bound still covers the rounding",
+          "[certify]") {
+  const TwoLayerMinDotConstruction con(2, 2, 0.1);
+  const Model& m = con.model();
+  const double whole = double_execution_error_bound(m, 2, 0, 1).output_error;
+  const DoubleExecutionBound split = double_execution_error_bound(m, 2, 0, 1, 257);
+  CHECK(split.boxes == 257);
+  INFO("whole box " << whole << ", 257 sub-boxes " << split.output_error);
+  CHECK(split.output_error < whole / 2);
+  // The sampled side: the worst rounding found never exceeds the split bound.
+  const ObservedRounding observed = observed_double_rounding(m, 2, 0, 1, 1000, 7);
+  CHECK(observed.evaluations == 1000);
+  CHECK(observed.largest > 0);
+  CHECK(observed.largest <= split.output_error);
+  REQUIRE_THROWS_AS(double_execution_error_bound(m, 2, 0, 1, 0), InputError);
+  REQUIRE_THROWS_AS(double_execution_error_bound(m, 2, std::vector<double>(3, 0.0), std::vector<double>(3, 1.0)),
+                    InputError);
+}
+
 TEST_CASE("certify --execution double adds the rounding bound and a checkpointed search resumes to the same result",
           "[certify]") {
   SplitMix64 rng = test::rng_for("certify-resume");
@@ -297,18 +369,31 @@ TEST_CASE("double execution: near a tie, float64 rounding itself is far above 1e
   m.params[row_major_index(L.readout().W, 3, 0, 0)] = 1.0;     // y = Σ w_t v_t
   m.temperatures[0] = 5000.0;
   const auto hp = convert_model<mpfr::mpreal>(m, Precision{256});
-  double worst = 0;
+  double worst = 0, worst_a2 = 0.5;
   for (int k = 0; k <= 64; ++k) {
     double a2 = 0.5;
     for (int step = 0; step < k; ++step) a2 = std::nextafter(a2, 0.0);
     const Sequence<double> X{{0.5, 1.0}, {a2, 0.0}};
     const mpfr::mpreal exact = forward(hp, L, convert_sequence<mpfr::mpreal>(X, Precision{256})).y;
-    worst = std::max(worst, std::fabs((mpfr::mpreal(forward(m, L, X).y, 256) - exact).toDouble()));
+    const double err = std::fabs((mpfr::mpreal(forward(m, L, X).y, 256) - exact).toDouble());
+    if (err > worst) worst = err, worst_a2 = a2;
   }
   const double rho = double_execution_error_bound(m, 2, 0, 1).output_error;
   INFO("largest rounding near the tie " << worst << ", certified rho " << rho);
   CHECK(worst > 1e-6);
   CHECK(worst <= rho);
+  // On the degenerate box of that one input every enclosure is exact, and the bound is within a few times the
+  // rounding it covers: a softmax analysis unsound by that factor fails here.
+  const std::vector<double> at{0.5, 1.0, worst_a2, 0.0};
+  const double rho_at = double_execution_error_bound(m, 2, at, at).output_error;
+  INFO("bound on the degenerate box " << rho_at);
+  CHECK(worst <= rho_at);
+  CHECK(rho_at < 8 * worst);
+  // The generic search that certify prints as "rounding observed" finds such a tie by itself.
+  const ObservedRounding found = observed_double_rounding(m, 2, 0, 1, 2000, 1);
+  INFO("found " << found.largest << " at " << nlohmann::json(found.at).dump());
+  CHECK(found.largest > 1e-6);
+  CHECK(found.largest <= rho);
 }
 
 TEST_CASE("a checkpoint altered by hand is refused", "[certify]") {

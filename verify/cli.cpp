@@ -675,6 +675,8 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   certify->add_option("--execution", certify_request.execution,
                       "real (default): the function the weights define; double: also its float64 execution (weights "
                       "rounded to double, a rigorous rounding bound added)");
+  certify->add_option("--rounding-boxes", certify_request.rounding_boxes,
+                      "with --execution double: sub-boxes the rounding bound may split the box into (default 4096)");
   certify->add_option("--checkpoint", certify_request.checkpoint,
                       "save the search to this file as it runs and resume from it (same model, target, T, box)");
   certify->add_option("--checkpoint-every", certify_request.checkpoint_seconds, "seconds between saves (default 10)");

@@ -1,4 +1,5 @@
 #include "numerics/model/forward.hpp"
+#include "numerics/model/softmax_enclosure.hpp"
 #include "numerics/scalar/dual_ball.hpp"
 #include "numerics/util/mutation.hpp"
 
@@ -185,7 +186,7 @@ class ForwardPass {
         z[t][s] = beta * diff;
         zt.push_back(value_of(z[t][s]));
       }
-      w[t] = weight_from_differences(zt, value_of(one));
+      w[t] = softmax_weight_from_differences(zt, value_of(one));
     }
     Vec<S> out(ho.value_dim, zero_);
     for (std::size_t t = 0; t < T; ++t) {
@@ -195,24 +196,9 @@ class ForwardPass {
     for (int i = 0; i < ho.value_dim; ++i) {
       ArbBall hull = value_of(values[0][i]);
       for (std::size_t t = 1; t < T; ++t) hull = ArbBall::interval(hull, value_of(values[t][i]));
-      ArbBall& v = value_ref(out[i]);
-      ArbBall both(v.prec());
-      if (arb_intersection(both.raw(), v.raw(), hull.raw(), v.prec())) v = both;
+      intersect_with(value_ref(out[i]), hull);
     }
     return out;
-  }
-  // w = 1/(1 + Σ_s e^{z_s}) ∈ (0, 1], decreasing in every z_s: enclosed from the ends of each z_s (a ball
-  // around a wide exp(z) would reach below 0 and make 1/denominator useless).
-  static ArbBall weight_from_differences(const std::vector<ArbBall>& z, const ArbBall& one) {
-    const long prec = one.prec();
-    ArbBall denom_lo = one, denom_hi = one;
-    for (const ArbBall& zs : z) {
-      denom_lo += exp(zs.lower_end());
-      denom_hi += exp(zs.upper_end());
-    }
-    if (!denom_lo.is_finite() || !denom_hi.is_finite())
-      return ArbBall::interval(0.0, 1.0, prec);
-    return ArbBall::interval(one / denom_hi, one / denom_lo);
   }
   // The weight w_t as the scalar type: for balls its enclosure; for dual balls also its gradient,
   //   ∂w_t = −w_t² Σ_{s≠t} e^{z_ts} ∂z_ts = −Σ_{s≠t} w_t w_s ∂z_ts     (w_t e^{z_ts} = w_s, exactly),

@@ -26,6 +26,8 @@ struct CertifyRequest {
   /// "real": the real-number function the weights define. "double": also the model as it runs in float64 (its
   /// weights rounded to double, ForwardPass<double>), by adding a rigorous rounding bound (double_execution.hpp).
   std::string execution = "real";
+  /// With execution "double": sub-boxes the rounding bound may split the box into (the worst is split first).
+  long rounding_boxes = 4096;
   /// When non-empty, the search state is saved there every `checkpoint_seconds` and at the end, and a run with the
   /// same model and request resumes from it (docs/certify.md §5).
   std::string checkpoint;
@@ -38,6 +40,10 @@ struct CertifyRequest {
 /// The float64 execution's figures (execution = "double").
 struct DoubleExecutionReport {
   double rounding_bound = 0;  // sup over the box of |ŷ_double − ŷ_real| (certified, docs/certify.md §2)
+  long rounding_boxes = 0;    // the sub-boxes its analysis evaluated
+  double rounding_observed = 0;  // sampled: the largest |ŷ_double − ŷ_MPFR-256| found (observed_double_rounding)
+  std::vector<double> rounding_observed_at;
+  long rounding_samples = 0;
   double upper = 0;           // certified: sup |ŷ_double − F| ≤ this (branch-and-bound's upper + rounding bound)
   double lower = 0;           // attained: |ŷ_double − F| at the argmax, the double forward pass against F in arb
 };
