@@ -59,6 +59,8 @@ expect "certify unspecified function" 2 "--target: column .*unspecified function
 expect "certify bad box" 2 "--box: expected LO,HI" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --box 1
 expect "certify wrong d" 2 "--d: the model's tokens have d = 2" -- "$cli" certify --weights "$weights" --target 'max_{t} norm(x[t])' --T 2 --d 3
 expect "certify execution double" 4 "rounding of the double forward pass <=" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 100 --execution double
+expect "certify rounding observed" 4 "rounding observed >=" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 100 --execution double --rounding-boxes 16
+expect "certify bad rounding boxes" 2 "--rounding-boxes: expected 1 <= N <= 1e7" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --execution double --rounding-boxes 0
 expect "certify bad execution" 2 "--execution: expected real or double" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --execution float
 "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 100 --checkpoint "$work/bnb.json" >/dev/null 2>&1
 expect "certify resumes" 4 "resumed from a checkpoint" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 2 --max-boxes 200 --checkpoint "$work/bnb.json"

@@ -265,7 +265,7 @@ TEST_CASE("double execution: splitting the box tightens the bound, and the split
   const TwoLayerMinDotConstruction con(2, 2, 0.1);
   const Model& m = con.model();
   const double whole = double_execution_error_bound(m, 2, 0, 1).output_error;
-  const DoubleExecutionBound split = double_execution_error_bound(m, 2, 0, 1, 257);
+  const DoubleExecutionBound split = double_execution_error_bound(m, 2, 0, 1, RoundingRefinement{257, 0, 2});
   CHECK(split.boxes == 257);
   INFO("whole box " << whole << ", 257 sub-boxes " << split.output_error);
   CHECK(split.output_error < whole / 2);
@@ -274,7 +274,7 @@ TEST_CASE("double execution: splitting the box tightens the bound, and the split
   CHECK(observed.evaluations == 1000);
   CHECK(observed.largest > 0);
   CHECK(observed.largest <= split.output_error);
-  REQUIRE_THROWS_AS(double_execution_error_bound(m, 2, 0, 1, 0), InputError);
+  REQUIRE_THROWS_AS(double_execution_error_bound(m, 2, 0, 1, RoundingRefinement{0}), InputError);
   REQUIRE_THROWS_AS(double_execution_error_bound(m, 2, std::vector<double>(3, 0.0), std::vector<double>(3, 1.0)),
                     InputError);
 }

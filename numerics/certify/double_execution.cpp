@@ -363,6 +363,9 @@ class DoubleExecution {
   const ParamLayout& L_;
 };
 
+// Sub-boxes split at once (twice as many evaluated), in parallel.
+constexpr std::size_t kRefineBatch = 8;
+
 // A sub-box of the input box and its bound.
 struct SubBox {
   std::vector<double> lo, hi;
@@ -379,15 +382,16 @@ struct LargerError {
 
 }  // namespace
 
-DoubleExecutionBound double_execution_error_bound(const Model& model, int T, double lo, double hi, long max_boxes) {
+DoubleExecutionBound double_execution_error_bound(const Model& model, int T, double lo, double hi,
+                                                  const RoundingRefinement& refine) {
   if (!(std::isfinite(lo) && std::isfinite(hi) && lo <= hi)) throw InputError("--box", "expected finite LO <= HI");
   if (T < 1) throw InputError("--T", "expected T >= 1");
   const std::size_t n = static_cast<std::size_t>(T) * model.arch.d;
-  return double_execution_error_bound(model, T, std::vector<double>(n, lo), std::vector<double>(n, hi), max_boxes);
+  return double_execution_error_bound(model, T, std::vector<double>(n, lo), std::vector<double>(n, hi), refine);
 }
 
 DoubleExecutionBound double_execution_error_bound(const Model& model, int T, const std::vector<double>& lo,
-                                                  const std::vector<double>& hi, long max_boxes) {
+                                                  const std::vector<double>& hi, const RoundingRefinement& refine) {
   if (T < 1) throw InputError("--T", "expected T >= 1");
   const std::size_t n = static_cast<std::size_t>(T) * model.arch.d;
   if (lo.size() != n || hi.size() != n)
@@ -395,7 +399,8 @@ DoubleExecutionBound double_execution_error_bound(const Model& model, int T, con
   for (std::size_t i = 0; i < n; ++i)
     if (!(std::isfinite(lo[i]) && std::isfinite(hi[i]) && lo[i] <= hi[i]))
       throw InputError("--box", "expected finite LO <= HI in coordinate " + std::to_string(i));
-  if (max_boxes < 1) throw InputError("--rounding-boxes", "expected at least 1 sub-box");
+  if (refine.max_boxes < 1) throw InputError("--rounding-boxes", "expected at least 1 sub-box");
+  if (refine.threads < 1 || refine.threads > 256) throw InputError("--threads", "expected 1 <= K <= 256");
   if (model.arch.positions > 0 && T > model.arch.positions)
     throw InputError("--T", "T = " + std::to_string(T) + " exceeds the model's positional table (" +
                                 std::to_string(model.arch.positions) + " rows)");
@@ -404,33 +409,48 @@ DoubleExecutionBound double_execution_error_bound(const Model& model, int T, con
     throw ContractError("double_execution_error_bound", "model: parameter vector does not match its architecture");
   const DoubleExecution pass(model, layout);
   long evaluated = 0;
-  auto evaluate = [&](SubBox b) {
-    const Carried y = pass.run(T, b.lo, b.hi);
-    b.error = y.err.value();
-    b.magnitude = y.mag().value();
-    b.order = evaluated++;
-    return b;
+  auto evaluate = [&](std::vector<SubBox>& boxes) {
+#pragma omp parallel for num_threads(refine.threads) schedule(dynamic)
+    for (std::size_t k = 0; k < boxes.size(); ++k) {
+      const Carried y = pass.run(T, boxes[k].lo, boxes[k].hi);
+      boxes[k].error = y.err.value();
+      boxes[k].magnitude = y.mag().value();
+    }
+    for (SubBox& b : boxes) b.order = evaluated++;  // in the batch's order: the same for any thread count
   };
-  // The bound is a maximum over a partition of the box, so splitting the worst sub-box never loses soundness.
+  // The bound is a maximum over a partition of the box, so splitting the worst sub-boxes never loses soundness.
+  // They are split in batches (the same batches for any thread count), each along its widest coordinate.
   std::priority_queue<SubBox, std::vector<SubBox>, LargerError> open;
   std::vector<SubBox> settled;  // sub-boxes that cannot be split further (a coordinate interval of adjacent doubles)
-  open.push(evaluate({lo, hi}));
-  while (evaluated + 2 <= max_boxes && !open.empty() && open.top().error > 0) {
-    SubBox worst = open.top();
-    open.pop();
-    std::size_t k = 0;
-    for (std::size_t i = 1; i < n; ++i)
-      if (worst.hi[i] - worst.lo[i] > worst.hi[k] - worst.lo[k]) k = i;
-    const double mid = worst.lo[k] + (worst.hi[k] - worst.lo[k]) / 2;
-    if (!(worst.lo[k] < mid && mid < worst.hi[k])) {
-      settled.push_back(std::move(worst));
-      continue;
+  double settled_error = 0;
+  std::vector<SubBox> batch{SubBox{lo, hi}};
+  evaluate(batch);
+  open.push(std::move(batch[0]));
+  auto current = [&] { return std::max(settled_error, open.empty() ? 0.0 : open.top().error); };
+  while (evaluated + 2 <= refine.max_boxes && !open.empty() && open.top().error > 0 &&
+         !(current() <= refine.stop_below)) {
+    batch.clear();
+    while (batch.size() < 2 * kRefineBatch && evaluated + static_cast<long>(batch.size()) + 2 <= refine.max_boxes &&
+           !open.empty()) {
+      SubBox worst = open.top();
+      open.pop();
+      std::size_t k = 0;
+      for (std::size_t i = 1; i < n; ++i)
+        if (worst.hi[i] - worst.lo[i] > worst.hi[k] - worst.lo[k]) k = i;
+      const double mid = worst.lo[k] + (worst.hi[k] - worst.lo[k]) / 2;
+      if (!(worst.lo[k] < mid && mid < worst.hi[k])) {
+        settled_error = std::max(settled_error, worst.error);
+        settled.push_back(std::move(worst));
+        continue;
+      }
+      SubBox left = worst, right = worst;
+      left.hi[k] = mid;
+      right.lo[k] = mid;
+      batch.push_back(std::move(left));
+      batch.push_back(std::move(right));
     }
-    SubBox left = worst, right = worst;
-    left.hi[k] = mid;
-    right.lo[k] = mid;
-    open.push(evaluate(std::move(left)));
-    open.push(evaluate(std::move(right)));
+    evaluate(batch);
+    for (SubBox& b : batch) open.push(std::move(b));
   }
   DoubleExecutionBound r;
   r.boxes = evaluated;

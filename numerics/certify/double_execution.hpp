@@ -33,13 +33,22 @@ struct DoubleExecutionBound {
   long boxes = 0;               // sub-boxes evaluated
 };
 
-/// The bound over [lo, hi]^{T·d}, refined: the sub-box with the largest bound is bisected along its widest
-/// coordinate until `max_boxes` sub-boxes have been evaluated (deterministic; 1 evaluates the whole box only).
-/// Throws InputError for an empty or non-finite box, T < 1, T beyond the model's positional table, or max_boxes < 1.
-DoubleExecutionBound double_execution_error_bound(const Model& model, int T, double lo, double hi, long max_boxes = 1);
+/// How far the bound is refined: the sub-box with the largest bound is bisected along its widest coordinate (in
+/// fixed batches, evaluated in parallel: the result does not depend on the thread count) until `max_boxes` sub-boxes
+/// have been evaluated or the bound is at most `stop_below`. max_boxes = 1 evaluates the whole box only.
+struct RoundingRefinement {
+  long max_boxes = 1;
+  double stop_below = 0;
+  int threads = 1;
+};
+
+/// The bound over [lo, hi]^{T·d}. Throws InputError for an empty or non-finite box, T < 1, T beyond the model's
+/// positional table, max_boxes < 1 or threads outside 1..256.
+DoubleExecutionBound double_execution_error_bound(const Model& model, int T, double lo, double hi,
+                                                  const RoundingRefinement& refine = {});
 /// The same over the box ∏_i [lo[i], hi[i]], coordinate i being token i / d, coordinate i % d.
 DoubleExecutionBound double_execution_error_bound(const Model& model, int T, const std::vector<double>& lo,
-                                                  const std::vector<double>& hi, long max_boxes = 1);
+                                                  const std::vector<double>& hi, const RoundingRefinement& refine = {});
 
 /// The other side: the largest |ForwardPass<double>(x) − ForwardPass<MPFR 256 bits>(x)| found at double inputs x of
 /// [lo, hi]^{T·d}. A sampled lower bound on the worst rounding, the reference the certified bound is measured

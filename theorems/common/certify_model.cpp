@@ -25,6 +25,8 @@ namespace {
 constexpr long kPrec = 128;
 // MPFR forward passes the sampled rounding (observed_double_rounding) may spend: the reference rho is measured against.
 constexpr long kRoundingSamples = 2000;
+// The rounding bound's refinement stops once it is within this factor of the rounding observed.
+constexpr double kRoundingTarget = 10;
 
 // The working precision of the balls: 128 bits, or 64 more than the longest weight needs (a decimal string read at
 // 400 bits would otherwise lose its last digits to the first product, and a large readout would magnify that).
@@ -284,10 +286,16 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   const Model& as_double = f.as_double;
   if (q.execution == "double") {
     DoubleExecutionReport d;
-    const DoubleExecutionBound rounding = double_execution_error_bound(as_double, q.T, q.box_lo, q.box_hi, q.rounding_boxes);
+    // The sampled side first: the refinement stops once the certified bound is within kRoundingTarget times the
+    // rounding observed (or at --rounding-boxes).
+    const ObservedRounding observed = observed_double_rounding(as_double, q.T, q.box_lo, q.box_hi, kRoundingSamples, 1);
+    RoundingRefinement refine;
+    refine.max_boxes = q.rounding_boxes;
+    refine.stop_below = kRoundingTarget * observed.largest;
+    refine.threads = q.threads;
+    const DoubleExecutionBound rounding = double_execution_error_bound(as_double, q.T, q.box_lo, q.box_hi, refine);
     d.rounding_bound = rounding.output_error;
     d.rounding_boxes = rounding.boxes;
-    const ObservedRounding observed = observed_double_rounding(as_double, q.T, q.box_lo, q.box_hi, kRoundingSamples, 1);
     d.rounding_observed = observed.largest;
     d.rounding_observed_at = observed.at;
     d.rounding_samples = observed.evaluations;
