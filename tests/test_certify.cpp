@@ -517,6 +517,19 @@ TEST_CASE("double execution: a zero weight over an overflowing value does not hi
   m.params[L.readout().W] = 1.0;
   REQUIRE(std::isnan(forward(m, L, Sequence<double>{{1.0}}).y));
   CHECK(std::isinf(double_execution_error_bound(m, 1, 0, 1).output_error));
+  // Splitting isolates the overflow to part of the box; the bound is the maximum over the parts, still +inf.
+  CHECK(std::isinf(double_execution_error_bound(m, 1, 0, 1, RoundingRefinement{64, 0, 2}).output_error));
+  // And the JSON says so in a field of its own, not by a number.
+  CertifyRequest q;
+  q.target = "max_{t} x[t]";
+  q.T = 1;
+  q.max_boxes = 20;
+  q.execution = "double";
+  q.rounding_boxes = 64;
+  nlohmann::json j;
+  to_json(j, certify_model(convert_model<mpfr::mpreal>(m, Precision{256}), q));
+  CHECK(j.at("double_execution").at("rounding_bound_finite") == false);
+  CHECK(j.at("double_execution").at("rounding_bound") == "inf");
 }
 
 TEST_CASE("the enclosure audit holds the search's box enclosures against point values", "[certify]") {

@@ -403,6 +403,7 @@ void to_json(json& j, const CertifyReport& r) {
                         {"check_seconds", r.certificate_check->seconds}};
   if (r.double_execution)
     j["double_execution"] = {{"rounding_bound", bound_to_json(r.double_execution->rounding_bound)},
+                             {"rounding_bound_finite", std::isfinite(r.double_execution->rounding_bound)},
                              {"rounding_boxes", r.double_execution->rounding_boxes},
                              {"rounding_observed", bound_to_json(r.double_execution->rounding_observed)},
                              {"rounding_observed_at", r.double_execution->rounding_observed_at},
