@@ -532,6 +532,38 @@ TEST_CASE("double execution: a zero weight over an overflowing value does not hi
   CHECK(j.at("double_execution").at("rounding_bound") == "inf");
 }
 
+TEST_CASE("double execution: an overflow inside the softmax or a logit gives no finite bound", "[certify]") {
+  // A review's two counterexamples to the per-box analysis, each once certified with a finite bound while the double
+  // forward pass is +inf or NaN on the box (and the exact output finite).
+  const Architecture a = test::one_layer_architecture(1, 1, 1);
+  const ParamLayout L(a);
+  const LayerOffsets& lo = L.layers()[0];
+  {
+    // The numerator Σ_t ŵ_t v̂_t overflows before the division by d̂ although every value, and the output, is finite:
+    // two equal values of 1e308 sum to +inf.
+    Model m = make_model<double>(a);
+    m.params[L.encoder().W] = 1.0;
+    m.params[lo.heads[0].V] = 1e308;
+    m.params[lo.W_O] = 1.0;
+    m.params[L.readout().W] = 1e-300;
+    const double one_up = std::nextafter(1.0, 2.0);
+    REQUIRE(std::isinf(forward(m, L, Sequence<double>{{1.0}, {1.0}}).y));
+    CHECK(std::isinf(double_execution_error_bound(m, 2, 1.0, one_up).output_error));
+  }
+  {
+    // A query coordinate that is exactly 0 times a key that overflows: 0·inf is NaN in the logit.
+    Model m = make_model<double>(a);
+    m.params[L.encoder().W] = 1.0;
+    m.params[lo.heads[0].K] = 1e300;
+    m.params[lo.heads[0].V] = 1.0;
+    m.params[lo.W_O] = 1.0;
+    m.params[L.readout().W] = 1.0;
+    REQUIRE(std::isnan(forward(m, L, Sequence<double>{{1.5e9}}).y));
+    CHECK(std::isinf(double_execution_error_bound(m, 1, 1e9, 2e9).output_error));
+    CHECK(std::isinf(double_execution_error_bound(m, 2, 1e9, 2e9, RoundingRefinement{33}).output_error));
+  }
+}
+
 TEST_CASE("the enclosure audit holds the search's box enclosures against point values", "[certify]") {
   // The construction's sharp softmax makes the mean-value form depend on the softmax weights' derivative: with it
   // dropped from the dual balls (a plausible slip in forward.cpp, far from any check), the enclosures of some narrow

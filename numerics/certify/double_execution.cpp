@@ -7,6 +7,7 @@
 #include "numerics/util/errors.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <optional>
 #include <queue>
@@ -67,6 +68,13 @@ Up gamma(std::size_t n) {
   return Up((nu / (ball(1.0) - nu)).upper());
 }
 
+// Overflow: the rounding model (|fl(x op y) − x op y| ≤ u|x op y|) holds only while no computed result exceeds the
+// largest double. `computed` bounds the magnitude of every computed partial result of one operation; unless it is
+// ≤ DBL_MAX the operation may overflow (to ±∞, or to NaN after ∞ − ∞ or 0·∞), and no finite bound holds.
+Up unless_overflow(Up computed, Up err) { return computed.value() <= DBL_MAX ? err : Up(INFINITY); }
+// (1 + γ) times a bound, rounded up: what the computed partial sums of a sum with rounding factor γ may reach.
+Up inflated(Up bound, Up g) { return bound + g * bound; }
+
 // An intermediate quantity: its exact value lies in `range` at every input of the box, and |computed − exact| ≤ err.
 struct Carried {
   ArbBall range;
@@ -106,7 +114,8 @@ WeightedSum weighted_sum(const double* w, const CVec& x, const std::vector<Up>& 
     s.propagated += Up(std::fabs(w[c])) * x[c].err;
     rounded += Up(std::fabs(w[c])) * computed[c];
   }
-  s.own = gamma(terms) * rounded + count(terms) * kUnderflow;
+  const Up g = gamma(terms);
+  s.own = unless_overflow(inflated(rounded, g), g * rounded + count(terms) * kUnderflow);
   return s;
 }
 
@@ -177,7 +186,8 @@ class DoubleExecution {
 
   // fl(x + y): the inputs' errors, plus one rounding of the computed sum.
   static Carried add(const Carried& x, const Carried& y) {
-    return {x.range + y.range, x.err + y.err + kUnit * (x.computed_mag() + y.computed_mag())};
+    const Up operands = x.computed_mag() + y.computed_mag();
+    return {x.range + y.range, unless_overflow(inflated(operands, kUnit), x.err + y.err + kUnit * operands)};
   }
 
   // y = A x (+ b), A stored row-major at `off` (rows × cols).
@@ -263,8 +273,9 @@ class DoubleExecution {
         continue;
       }
       // fl(x̂_r + ŷ_r): x's own error is inside through_residual, so only the layer's other errors and one rounding.
-      y.push_back({x[r].range + out.range,
-                   through_residual + others + out.own + kUnit * (xm[r] + magnitude(out.range) + err)});
+      const Up operands = xm[r] + magnitude(out.range) + err;
+      y.push_back({x[r].range + out.range, unless_overflow(inflated(operands, kUnit), through_residual + others +
+                                                                                           out.own + kUnit * operands)});
     }
     return y;
   }
@@ -295,14 +306,19 @@ class DoubleExecution {
       for (int i = 0; i < ho.key_dim; ++i) {
         const Carried& a = query[i];
         const Carried& b = keys[t][i];
-        if (exact_zero(a) || exact_zero(b)) continue;
+        // An exact 0 times a finite factor is an exact 0; times an overflowed one it is NaN, and the term stays.
+        if ((exact_zero(a) && std::isfinite(b.computed_mag().value())) ||
+            (exact_zero(b) && std::isfinite(a.computed_mag().value())))
+          continue;
         ++terms;
         s += a.range * b.range;
         propagated += a.mag() * b.err + b.mag() * a.err + a.err * b.err;
         rounded += qm[i] * b.computed_mag();
       }
-      const Up s_err = propagated + gamma(terms) * rounded + count(terms) * kUnderflow;
-      z_err[t] = beta_abs * s_err + kUnit * beta_abs * (magnitude(s) + s_err) + kUnderflow;  // fl(β·ŝ)
+      const Up g = gamma(terms);
+      const Up s_err = unless_overflow(inflated(rounded, g), propagated + g * rounded + count(terms) * kUnderflow);
+      const Up product = beta_abs * (magnitude(s) + s_err);  // fl(β·ŝ)
+      z_err[t] = unless_overflow(inflated(product, kUnit), beta_abs * s_err + kUnit * product + kUnderflow);
     }
     const ArbBall beta_ball = ball(beta), one = ball(1.0);
     Up top_err = z_err[0];  // max is 1-Lipschitz in the sup norm
@@ -326,7 +342,8 @@ class DoubleExecution {
       // and one rounding of |ẑ_t − top̂| ≤ |a_t| + both errors. ŵ_t = e^{â_t}(1 + ε), |ε| ≤ 2u (the library's exp within
       // 1 ulp), so ŵ_t = w'_t e^{Δ_t}(1 + ε) with w'_t = e^c w_t: a relative error η = e^{err_a}(1 + 2u) − 1 against
       // weights w' that define the same softmax (the common factor e^c cancels). (A subnormal result adds one step.)
-      const Up err_a = z_err[t] + kUnit * (a_mag + z_err[t] + top_err);
+      const Up difference = a_mag + z_err[t] + top_err;
+      const Up err_a = unless_overflow(inflated(difference, kUnit), z_err[t] + kUnit * difference);
       eta = max(eta, Up((exp(ball(err_a.value())) * (one + ball(2.0 * kUnit.value())) - one).upper()));
     }
     // d'/d̂ ≤ 1/((1 − γ_T)(1 − η − T·2^-1074/d')), d' = Σ w'_t = e^c d ≥ e^{−top_err} (d ≥ 1): d̂ ≥ (1 − γ_T) Σŵ and
@@ -351,7 +368,11 @@ class DoubleExecution {
       // Σ_t w_t |v_t − out| ≤ d·W/2: the mean absolute deviation is at most the standard deviation (Jensen), which
       // is at most half the range (Popoviciu).
       const Up weight_term = ratio * eta * hull_width * Up(0.5) + count(T) * kExpUnderflow * hull_width;
-      const Up err_q = f * (g_T * value_computed + value_err + g_T * hull_mag) + count(T) * kUnderflow + weight_term;
+      // N̂ is summed before the division: its partial sums reach (1 + γ_T) Σ_t ŵ_t |v̂_t| with ŵ_t ≤ 1 + 2u (exp of a
+      // computed â_t ≤ 0, within 1 ulp), T times the largest value: that, not the output, must not overflow.
+      const Up numerator = inflated((Up(1.0) + Up(2.0) * kUnit) * count(T) * value_computed, g_T);
+      const Up err_q = unless_overflow(numerator, f * (g_T * value_computed + value_err + g_T * hull_mag) +
+                                                      count(T) * kUnderflow + weight_term);
       // Then one rounding of the quotient (and the underflow of a subnormal one).
       intersect_with(combination, hull);  // the output's exact range: Σ_t w_t v_t, within the values' hull
       out.push_back({combination, err_q + kUnit * (hull_mag + err_q) + kUnderflow});

@@ -294,6 +294,11 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
     refine.stop_below = kRoundingTarget * observed.largest;
     refine.threads = q.threads;
     const DoubleExecutionBound rounding = double_execution_error_bound(as_double, q.T, q.box_lo, q.box_hi, refine);
+    // A rounding observed above the certified bound would be a defect of the analysis: refuse to print the bound.
+    if (observed.largest > rounding.output_error)
+      throw ContractError("certify --execution double",
+                          "the rounding observed at an input, " + std::to_string(observed.largest) +
+                              ", exceeds the certified rounding bound " + std::to_string(rounding.output_error));
     d.rounding_bound = rounding.output_error;
     d.rounding_boxes = rounding.boxes;
     d.rounding_observed = observed.largest;
@@ -304,9 +309,11 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
     if (rep.result.argmax.size() == static_cast<std::size_t>(q.T * q.d)) {
       const Sequence<double> X = as_sequence(rep.result.argmax, q.T, q.d);
       const Sequence<ArbBall> Xb = convert_sequence<ArbBall>(X, Precision{kPrec});
-      const ArbBall err = ArbBall(forward(as_double, ParamLayout(as_double.arch), X).y, kPrec) -
-                          evaluate_target(target, Xb, Precision{kPrec});
-      d.lower = std::max(0.0, abs(err).lower());
+      const double y = forward(as_double, ParamLayout(as_double.arch), X).y;
+      const ArbBall err = ArbBall(y, kPrec) - evaluate_target(target, Xb, Precision{kPrec});
+      // A double output that is not finite (an overflow, a NaN) is no approximation at all: +inf, never a NaN
+      // that max(0, ·) would turn into 0.
+      d.lower = std::isfinite(y) ? std::max(0.0, abs(err).lower()) : INFINITY;
     }
     rep.double_execution = d;
   }
@@ -441,7 +448,7 @@ std::string certify_table(const CertifyReport& r) {
       o << "    rounding of the double forward pass <= " << format_bound(r.double_execution->rounding_bound, 6, true)
         << "   (certified over the whole box, " << r.double_execution->rounding_boxes << " sub-box(es))\n";
     else
-      o << "    rounding of the double forward pass: no finite bound (the magnitudes over this box overflow)\n";
+      o << "    rounding of the double forward pass: no finite bound (the double forward pass may overflow on this box)\n";
     o << "    rounding observed >= " << format_bound(r.double_execution->rounding_observed, 6, false)
       << "   (sampled: the largest |double - MPFR 256-bit| at " << r.double_execution->rounding_samples
       << " inputs, a local search near the worst)\n";
