@@ -562,6 +562,19 @@ TEST_CASE("double execution: an overflow inside the softmax or a logit gives no 
     CHECK(std::isinf(double_execution_error_bound(m, 1, 1e9, 2e9).output_error));
     CHECK(std::isinf(double_execution_error_bound(m, 2, 1e9, 2e9, RoundingRefinement{33}).output_error));
   }
+  {
+    // Not every large range is an overflow: values spanning 2.2e301 are far from DBL_MAX, and the bound is finite
+    // (a second review found it +inf, from arb's radius read as a double, which is +inf from 2^1000 on).
+    Model m = make_model<double>(a);
+    m.params[L.encoder().W] = 1.0;
+    m.params[lo.heads[0].V] = 1e301;
+    m.params[lo.W_O] = 1.0;
+    m.params[L.readout().W] = 1e-300;
+    const double rho = double_execution_error_bound(m, 1, -1.1, 1.1).output_error;
+    INFO("rho " << rho);
+    CHECK(std::isfinite(rho));
+    CHECK(rho < 1e-12);
+  }
 }
 
 TEST_CASE("the enclosure audit holds the search's box enclosures against point values", "[certify]") {

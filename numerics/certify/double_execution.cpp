@@ -364,7 +364,8 @@ class DoubleExecution {
         value_err = max(value_err, values[t][i].err);
         value_computed = max(value_computed, values[t][i].computed_mag());
       }
-      const Up hull_mag = magnitude(hull), hull_width(2 * hull.rad());
+      // The width from the ends (arb's rad() as a double is +inf from 2^1000 on: a false "no finite bound").
+      const Up hull_mag = magnitude(hull), hull_width((hull.upper_end() - hull.lower_end()).upper());
       // Σ_t w_t |v_t − out| ≤ d·W/2: the mean absolute deviation is at most the standard deviation (Jensen), which
       // is at most half the range (Popoviciu).
       const Up weight_term = ratio * eta * hull_width * Up(0.5) + count(T) * kExpUnderflow * hull_width;
