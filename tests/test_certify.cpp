@@ -351,23 +351,8 @@ TEST_CASE("double execution: near a tie, float64 rounding itself is far above 1e
   // one head whose logits are 5e9·a and whose values are 1000·b. Where a_1 and a_2 differ by a few ulps, the exact
   // logit gap is ~1e-6 and so are the logits' own roundings (ulp(2.5e9) ≈ 5e-7), so the double softmax weights are off
   // by ~1e-7 and the output, a mix of 1000 and 0, by ~1e-4. The certified ρ must (and does) cover it.
-  Architecture a;
-  a.d = 2, a.E = 3;
-  a.encoder = MapShape{MapKind::Affine, 2, 3, 0};
-  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
-  a.readout = MapShape{MapKind::Affine, 3, 1, 0};
-  Model m = make_model<double>(a);
-  const ParamLayout L(a);
-  const LayerOffsets& lo = L.layers()[0];
-  m.params[row_major_index(L.encoder().W, 2, 0, 0)] = 1.0;     // u = (a, 1000 b, 0)
-  m.params[row_major_index(L.encoder().W, 2, 1, 1)] = 1000.0;
-  m.params[L.cls0() + 2] = 1.0;                                // ĉ0 = (0, 0, 1)
-  m.params[row_major_index(lo.heads[0].Q, 3, 0, 2)] = 1000.0;  // q = 1000
-  m.params[row_major_index(lo.heads[0].K, 3, 0, 0)] = 1000.0;  // k = 1000 a
-  m.params[row_major_index(lo.heads[0].V, 3, 0, 1)] = 1.0;     // v = 1000 b
-  m.params[row_major_index(lo.W_O, 1, 0, 0)] = 1.0;
-  m.params[row_major_index(L.readout().W, 3, 0, 0)] = 1.0;     // y = Σ w_t v_t
-  m.temperatures[0] = 5000.0;
+  const Model m = near_tie_head();
+  const ParamLayout L(m.arch);
   const auto hp = convert_model<mpfr::mpreal>(m, Precision{256});
   double worst = 0, worst_a2 = 0.5;
   for (int k = 0; k <= 64; ++k) {

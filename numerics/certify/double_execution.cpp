@@ -5,6 +5,7 @@
 #include "numerics/scalar/arb_ball.hpp"
 #include "numerics/util/rng.hpp"
 #include "numerics/util/errors.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -368,7 +369,8 @@ class DoubleExecution {
       const Up hull_mag = magnitude(hull), hull_width((hull.upper_end() - hull.lower_end()).upper());
       // Σ_t w_t |v_t − out| ≤ d·W/2: the mean absolute deviation is at most the standard deviation (Jensen), which
       // is at most half the range (Popoviciu).
-      const Up weight_term = ratio * eta * hull_width * Up(0.5) + count(T) * kExpUnderflow * hull_width;
+      const Up weight_term = (mutated(Mutant::RoundingWeightTermTenth) ? Up(0.05) : Up(0.5)) * ratio * eta * hull_width +
+                             count(T) * kExpUnderflow * hull_width;
       // N̂ is summed before the division: its partial sums reach (1 + γ_T) Σ_t ŵ_t |v̂_t| with ŵ_t ≤ 1 + 2u (exp of a
       // computed â_t ≤ 0, within 1 ulp), T times the largest value: that, not the output, must not overflow.
       const Up numerator = inflated((Up(1.0) + Up(2.0) * kUnit) * count(T) * value_computed, g_T);

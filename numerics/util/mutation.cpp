@@ -121,6 +121,10 @@ const std::vector<MutantInfo>& all_mutants() {
        "the dual balls' softmax derivative coefficient w_t w_s is taken as a quarter of itself, so certify's gradient "
        "enclosures miss derivatives where the softmax is mixed",
        {"thm1-depth-separation", "thm2-kth-retrieval"}},
+      {Mutant::RoundingWeightTermTenth, "rounding-weight-term-tenth",
+       "the float64 rounding bound (certify --execution double) takes the softmax weights' rounding term as a tenth "
+       "of itself, so near a tie of the logits it is below the rounding",
+       {"thm2-kth-retrieval"}},
   };
   return list;
 }

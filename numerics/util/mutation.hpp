@@ -54,6 +54,7 @@ enum class Mutant {
   CompletionRangeDoubled,       // the completion family's parameters carry twice the range their search certified
   PackingNormaliserSignFlipped, // the packing capacity's normaliser term enters with its sign flipped
   SoftmaxCoefficientQuartered,  // the softmax derivative's coefficient w_t·w_s taken as a quarter of itself (certify)
+  RoundingWeightTermTenth,      // the float64 rounding bound's softmax weight-error term taken a tenth of itself
 };
 
 struct MutantInfo {

@@ -99,6 +99,21 @@ struct CertifyAgreementCase {
 struct Check;
 Check certify_agreement_check(const std::string& id, const std::vector<CertifyAgreementCase>& cases);
 
+/// The float64 rounding bound (double_execution.hpp) against 256-bit MPFR: for each model, the largest rounding the
+/// search of observed_double_rounding finds over the box [0, 1]^{T·d} must not exceed the certified bound over the
+/// box, nor the bound on the degenerate box of the input where it was found (where the analysis is tightest).
+struct RoundingCase {
+  std::string name;
+  Model model;
+  int T = 0;
+  long samples = 2000;             // MPFR forward passes of the search
+  std::uint64_t seed = 0;
+};
+Check rounding_bound_check(const std::string& id, const std::vector<RoundingCase>& cases);
+/// One head, weights <= 1e3, beta = 5000, whose float64 rounding is ~1e-4 where two logits nearly tie: the reference
+/// case of the rounding bound (no sound bound on such a model can be below that, docs/certify.md §2.1).
+Model near_tie_head();
+
 /// Point values against box enclosures: `boxes` random boxes of [0,1]^{T·d} (widths 2^-2 to 2^-10), each with its
 /// corners lo and hi and `points` − 2 random points inside, evaluated in arb; a violation is a point value whose ball
 /// lies wholly outside the box's enclosure (box_enclosure), i.e. an enclosure that is not one.

@@ -34,6 +34,8 @@ void classify_kth_retrieval(SuiteResult& r) {
        evidence("the k-th largest computed directly at random grid prefixes and every completion, against the "
                 "family's formula")},
       // The lemma's scope (its hypotheses are needed), recomputed lemmas, the fits' bookkeeping, closed forms.
+      // The tool's float64 bound against MPFR: it guards certify, it decides no claim of the paper.
+      {"certify.rounding-covers-mpfr", kSelfCheck},
       {"k1.supremum-attained", kSelfCheck},
       {"L3.decreasing-score-counterexample", kSelfCheck},
       {"L3.needs-monotonicity", kSelfCheck},
@@ -114,6 +116,24 @@ SuiteInfo kth_retrieval_suite() {
         cases.push_back(k);
       }
       r.checks.push_back(certify_agreement_check("certify.agrees-with-lemmas", cases));
+    }
+    {
+      // certify's float64 rounding bound against MPFR, on a one-head retrieval whose logits nearly tie at the worst
+      // inputs (weights <= 1e3, beta = 5000: its rounding there is ~1e-4) and on the k = 1 construction.
+      std::vector<RoundingCase> cases;
+      RoundingCase tie;
+      tie.name = "one head near a tie, weights <= 1e3, beta = 5000";
+      tie.model = near_tie_head();
+      tie.T = 2;
+      tie.seed = derive_seed(ctx.seed, "rounding-near-tie");
+      cases.push_back(tie);
+      RoundingCase k1;
+      k1.name = "k=1 construction T=4,eps=0.1";
+      k1.model = OneHeadArgmaxConstruction(4, 0.1).model();
+      k1.T = 4;
+      k1.seed = derive_seed(ctx.seed, "rounding-k1");
+      cases.push_back(k1);
+      r.checks.push_back(rounding_bound_check("certify.rounding-covers-mpfr", cases));
     }
     classify_kth_retrieval(r);
     r.claims = kth_retrieval_claims();
