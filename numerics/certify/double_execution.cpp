@@ -40,7 +40,6 @@ class Up {
   }
   Up& operator+=(Up b) { return *this = *this + b; }
   friend Up max(Up a, Up b) { return Up(std::max(a.v_, b.v_)); }
-  friend Up min(Up a, Up b) { return Up(std::min(a.v_, b.v_)); }
 
  private:
   double v_ = 0;
@@ -497,8 +496,7 @@ ObservedRounding observed_double_rounding(const Model& model, int T, double lo, 
   ObservedRounding r;
   auto rounding_at = [&](const std::vector<double>& x) {
     ++r.evaluations;
-    Sequence<double> X(T, std::vector<double>(model.arch.d));
-    for (std::size_t k = 0; k < n; ++k) X[k / model.arch.d][k % model.arch.d] = x[k];
+    const Sequence<double> X = as_sequence(x, T, model.arch.d);
     const double y = forward(model, layout, X).y;
     const mpfr::mpreal exact = forward(exact_model, layout, convert_sequence<mpfr::mpreal>(X, Precision{256})).y;
     const double e = std::isfinite(y) ? std::fabs((mpfr::mpreal(y, 256) - exact).toDouble()) : INFINITY;
@@ -517,7 +515,10 @@ ObservedRounding observed_double_rounding(const Model& model, int T, double lo, 
   const long sampled = std::max(1L, evaluations / 4);
   while (r.evaluations < sampled) {
     std::vector<double> x(n);
-    for (double& v : x) v = rng.uniform(lo, hi);
+    for (double& v : x) {
+      const double u = rng.uniform();
+      v = std::clamp(lo * (1 - u) + hi * u, lo, hi);  // not lo + (hi − lo)·u: hi − lo overflows on [−1e308, 1e308]
+    }
     starts.emplace_back(rounding_at(x), x);
   }
   std::stable_sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -530,7 +531,8 @@ ObservedRounding observed_double_rounding(const Model& model, int T, double lo, 
     const std::size_t move = rng.uniform_index(3);
     if (move == 0) {
       // A step of (hi − lo)·2^-j, j uniform in 1..52: coarse moves find the region, fine ones the tie.
-      const double size = std::ldexp(hi - lo, -1 - static_cast<int>(rng.uniform_index(52)));
+      const int j = 1 + static_cast<int>(rng.uniform_index(52));
+      const double size = std::ldexp(hi, -j) - std::ldexp(lo, -j);  // (hi − lo)·2^-j, finite for any finite box
       y[k] += rng.uniform() < 0.5 ? -size : size;
     } else {
       // Ties: copy the coordinate from another token (equal tokens have equal logits), then move it by a few ulps,

@@ -15,6 +15,16 @@ using Vec = std::vector<S>;
 template <class S>
 using Sequence = std::vector<Vec<S>>;
 
+/// The sequence of T tokens of dimension d whose coordinates are `flat`, token by token (flat[t·d + i] = X[t][i]):
+/// how a box's or a search's input vectors become a model's input.
+template <class S>
+Sequence<S> as_sequence(const std::vector<S>& flat, int T, int d) {
+  Sequence<S> X(T);
+  for (int t = 0; t < T; ++t)
+    X[t].assign(flat.begin() + static_cast<std::ptrdiff_t>(t) * d, flat.begin() + static_cast<std::ptrdiff_t>(t + 1) * d);
+  return X;
+}
+
 template <class S>
 struct ForwardResult {
   S y;

@@ -68,13 +68,6 @@ void add_error(ArbBall& b, const mpfr::mpreal& radius) {
   arf_clear(r);
 }
 
-template <class S>
-Sequence<S> as_sequence(const std::vector<S>& flat, int T, int d) {
-  Sequence<S> X(T);
-  for (int t = 0; t < T; ++t) X[t].assign(flat.begin() + static_cast<std::ptrdiff_t>(t) * d, flat.begin() + static_cast<std::ptrdiff_t>(t + 1) * d);
-  return X;
-}
-
 // e(X) = model(X) − F(X) on boxes (dual balls, for the mean-value form) and at points (arb), for one model, target,
 // T and d: what the branch-and-bound and the enclosure audit evaluate.
 class ErrorEvaluation {
@@ -567,8 +560,9 @@ Check rounding_bound_check(const std::string& id, const std::vector<RoundingCase
                           {"observed_at", seen.at},
                           {"bound_over_box", bound_to_json(over_box)},
                           {"bound_at_input", bound_to_json(at_input)},
-                          {"box_over_observed", over_box / seen.largest},
-                          {"input_over_observed", at_input / seen.largest}};
+                          // (a model that rounds nowhere has no ratio: inf or nan, written as strings)
+                          {"box_over_observed", bound_to_json(over_box / seen.largest)},
+                          {"input_over_observed", bound_to_json(at_input / seen.largest)}};
     if (!(seen.largest <= over_box && seen.largest <= at_input)) c.verdict = Verdict::Fail;
   }
   c.figure = std::to_string(cases.size()) + " model(s): the largest observed rounding within the certified bound, "
