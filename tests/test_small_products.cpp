@@ -273,3 +273,48 @@ TEST_CASE("small products: the entry points use the widest build this CPU runs",
   CHECK(std::string(runnable.back().instruction_set) == "x86-64 baseline (SSE2)");
 #endif
 }
+
+TEST_CASE("small products: the row softmax and its reverse sweep follow their documented order, the same bits on every "
+          "instruction set", "[train]") {
+  auto rng = test::rng_for("small-products-softmax-rows");
+  const int cases = 300 * test::multiplier();
+  for (int c = 0; c < cases; ++c) {
+    const int rows = 1 + static_cast<int>(rng.uniform_index(19)), cols = static_cast<int>(rng.uniform_index(38));
+    const std::int64_t lds = rows + static_cast<std::int64_t>(rng.uniform_index(3));
+    const std::int64_t ldp = rows + static_cast<std::int64_t>(rng.uniform_index(3));
+    // Temperatures from mild to sharp (exponentials that underflow to 0), NaN scores now and then.
+    const double beta = std::pow(10.0, rng.uniform(-1, 3));
+    const std::vector<double> S = random_entries(static_cast<std::size_t>(lds * cols), rng, c % 5 == 0);
+    const std::vector<double> P0 = random_entries(static_cast<std::size_t>(ldp * cols), rng, false);
+    const std::vector<double> D0 = random_entries(static_cast<std::size_t>(ldp * cols), rng, c % 7 == 0);
+    // The documented order, as plain loops: the maximum as std::max takes it, the exponentials of `exponentials`,
+    // the sum for j = 0, 1, … in turn, then each entry divided by it.
+    std::vector<double> want_p = P0, want_d = D0;
+    for (int i = 0; i < rows; ++i) {
+      double top = -std::numeric_limits<double>::infinity();
+      for (int j = 0; j < cols; ++j) top = std::max(top, beta * S[i + j * lds]);
+      std::vector<double> e(static_cast<std::size_t>(cols));
+      for (int j = 0; j < cols; ++j) e[j] = beta * S[i + j * lds] - top;
+      small_products::exponentials(cols, e.data());
+      double sum = 0;
+      for (int j = 0; j < cols; ++j) sum += e[j];
+      for (int j = 0; j < cols; ++j) want_p[i + j * ldp] = e[j] / sum;
+      double mean = 0;
+      for (int j = 0; j < cols; ++j) mean += want_p[i + j * ldp] * want_d[i + j * ldp];
+      for (int j = 0; j < cols; ++j) want_d[i + j * ldp] = want_p[i + j * ldp] * (want_d[i + j * ldp] - mean);
+    }
+    const auto check = [&](const char* name, decltype(&small_products::softmax_rows) softmax,
+                           decltype(&small_products::softmax_rows_backward) backward) {
+      INFO(name << ": rows " << rows << ", cols " << cols << ", lds " << lds << ", ldp " << ldp << ", beta " << beta);
+      std::vector<double> p = P0, d = D0;
+      softmax(beta, rows, cols, S.data(), lds, p.data(), ldp);
+      INFO("softmax: " << first_difference(p, want_p));
+      REQUIRE(same_bits(p, want_p));  // also: the padding rows between rows and ldp are untouched
+      backward(rows, cols, p.data(), ldp, d.data(), ldp);
+      INFO("reverse sweep: " << first_difference(d, want_d));
+      REQUIRE(same_bits(d, want_d));
+    };
+    check("dispatched", &small_products::softmax_rows, &small_products::softmax_rows_backward);
+    for (const Kernels& build : builds()) check(build.instruction_set, build.softmax_rows, build.softmax_rows_backward);
+  }
+}

@@ -28,6 +28,35 @@ void softmax_backward(const double* p, int T, double* dp) {
 void transpose_block(const Eigen::MatrixXd& M, Eigen::Index base, int T, Eigen::MatrixXd& out) {
   out = M.middleCols(base, T).transpose();
 }
+void transpose_block(const Eigen::MatrixXd& M, Eigen::Index first_row, Eigen::Index rows, Eigen::Index base, int T,
+                     Eigen::MatrixXd& out) {
+  out = M.block(first_row, base, rows, T).transpose();
+}
+
+// Σ a(τ, t)·b(τ, t) over a T × T block stored query by row (entry (τ, t) at τ + t·T), added in the order in which
+// small_products::dot adds the same block stored key by row (entry (τ, t) at t + τ·T): eight partial sums over that
+// flat index mod 8, combined as dot combines them. The temperature's gradient was first summed that way, and keeping
+// the order keeps every trained model bit for bit.
+double dot_in_key_major_order(int T, const double* a, const double* b) {
+  const std::int64_t n = static_cast<std::int64_t>(T) * T, body = n / 8 * 8;
+  double part[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tail = 0;
+  const auto at = [T](int tau, int t) { return tau + static_cast<std::int64_t>(t) * T; };
+  if (T % 8 == 0) {  // the flat index t + τ·T is t mod 8: eight chains side by side, no tail
+    for (int tau = 0; tau < T; ++tau)
+      for (int t = 0; t < T; t += 8)
+        for (int r = 0; r < 8; ++r) part[r] += a[at(tau, t + r)] * b[at(tau, t + r)];
+  } else {
+    std::int64_t i = 0;  // the flat index in key-major order: t + τ·T
+    for (int tau = 0; tau < T; ++tau)
+      for (int t = 0; t < T; ++t, ++i) {
+        if (i < body)
+          part[i % 8] += a[at(tau, t)] * b[at(tau, t)];
+        else
+          tail += a[at(tau, t)] * b[at(tau, t)];
+      }
+  }
+  return (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]))) + tail;
+}
 
 }  // namespace
 
@@ -58,7 +87,7 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
     lw.C_in = w.C;
     lw.heads.resize(lo.heads.size());
     lw.concat_cls.resize(lo.concat_dim, N);
-    if (!last) lw.concat_tok.resize(lo.concat_dim, NT);
+    if (!last) lw.concat_tok.setZero(lo.concat_dim, NT);  // the heads' outputs are added into it
     int row = 0;
     for (std::size_t h = 0; h < lo.heads.size(); ++h) {
       const HeadOffsets& ho = lo.heads[h];
@@ -82,18 +111,18 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
         weight_times(params, ho.Q, kd, E, lw.U_in, hw.q_tok);
         hw.s_tok.resize(T, NT);
         hw.p_tok.resize(T, NT);
-        // S_n = K_nᵀ Q_n per sample (T × T, column τ the scores of query τ); the column softmaxes; and V_n P_n.
+        // Per sample, query by row: S = Q_nᵀ K_n (T × T), the softmax of each row, and the outputs V_n Pᵀ (column τ
+        // the output of query τ), one sample at a time so that its T × T blocks stay in the cache between the three.
         for (int n = 0; n < N; ++n) {
           const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
-          transpose_block(hw.keys, base, T, w.keys_transposed);
-          small_products::multiply(T, kd, T, w.keys_transposed.data(), T, column(hw.q_tok, base), kd, column(hw.s_tok, base),
-                                   T, Start::Zero);
-        }
-        softmax_blocks(beta, hw.s_tok.data(), T, NT, hw.p_tok.data());
-        for (int n = 0; n < N; ++n) {
-          const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
-          small_products::multiply(vd, T, T, column(hw.values, base), vd, column(hw.p_tok, base), T,
-                                   column(lw.concat_tok, base) + row, lo.concat_dim, Start::Zero);
+          double* S = column(hw.s_tok, base);
+          double* P = column(hw.p_tok, base);
+          transpose_block(hw.q_tok, base, T, w.queries_transposed);
+          small_products::multiply(T, kd, T, w.queries_transposed.data(), T, column(hw.keys, base), kd, S, T,
+                                   Start::Zero);
+          small_products::softmax_rows(beta, T, T, S, T, P, T);
+          small_products::multiply_transposed(vd, T, T, column(hw.values, base), vd, P, T,
+                                              column(lw.concat_tok, base) + row, lo.concat_dim);
         }
       }
       row += vd;
@@ -168,23 +197,23 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
                                  Start::Accumulate);
       }
       if (!last) {
-        hw.g_q_tok.resize(kd, NT);
+        hw.g_q_tok.setZero(kd, NT);
         for (int n = 0; n < N; ++n) {
           const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
           const double* G = column(w.g_concat_tok, base) + row;  // vd × T, column τ: d/d(output of query τ)
-          const double* P = column(hw.p_tok, base);
+          const double* P = column(hw.p_tok, base);              // query by row, as S
           double* dZ = w.d_scores.data();
-          // A_n = V_n P_n: dV_n += G P_nᵀ; dP = V_nᵀ G; then each column's softmax; S_n = K_nᵀ Q_n.
-          small_products::multiply_transposed(vd, T, T, G, lo.concat_dim, P, T, column(hw.g_values, base), vd);
-          transpose_block(hw.values, base, T, w.values_transposed);
-          small_products::multiply(T, vd, T, w.values_transposed.data(), T, G, lo.concat_dim, dZ, T, Start::Zero);
-          for (int tau = 0; tau < T; ++tau) softmax_backward(P + tau * T, T, dZ + tau * T);
-          const double* S = column(hw.s_tok, base);
-          g_beta += small_products::dot(static_cast<std::int64_t>(T) * T, dZ, S);
-          for (int i = 0; i < T * T; ++i) dZ[i] *= beta;  // now d/dS
-          small_products::multiply(kd, T, T, column(hw.keys, base), kd, dZ, T, column(hw.g_q_tok, base), kd,
+          // Outputs V_n Pᵀ: dV_n += G P; dP = Gᵀ V_n; then each row's softmax; S = Q_nᵀ K_n.
+          small_products::multiply(vd, T, T, G, lo.concat_dim, P, T, column(hw.g_values, base), vd, Start::Accumulate);
+          transpose_block(w.g_concat_tok, row, vd, base, T, w.output_grads_transposed);
+          small_products::multiply(T, vd, T, w.output_grads_transposed.data(), T, column(hw.values, base), vd, dZ, T,
                                    Start::Zero);
-          small_products::multiply_transposed(kd, T, T, column(hw.q_tok, base), kd, dZ, T, column(hw.g_keys, base), kd);
+          small_products::softmax_rows_backward(T, T, P, T, dZ, T);
+          g_beta += dot_in_key_major_order(T, dZ, column(hw.s_tok, base));
+          for (int i = 0; i < T * T; ++i) dZ[i] *= beta;  // now d/dS
+          small_products::multiply_transposed(kd, T, T, column(hw.keys, base), kd, dZ, T, column(hw.g_q_tok, base), kd);
+          small_products::multiply(kd, T, T, column(hw.q_tok, base), kd, dZ, T, column(hw.g_keys, base), kd,
+                                   Start::Accumulate);
         }
       }
       if (temperature_grad) temperature_grad[ho.temperature] += g_beta;

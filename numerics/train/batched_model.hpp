@@ -22,7 +22,10 @@ class BatchedModel {
     Eigen::MatrixXd q_cls;           // key_dim × N: the CLS queries
     Eigen::MatrixXd q_tok;           // key_dim × NT: the token queries (layers but the last)
     Eigen::MatrixXd s_cls, p_cls;    // T × N: CLS scores q·k_t and softmax weights, column n for sample n
-    Eigen::MatrixXd s_tok, p_tok;    // T × NT: block n holds the scores and the weights P_n(t, τ) of key t for query τ
+    // T × NT: block n holds the scores and the softmax weights of the tokens' attention, query by row and key by
+    // column (entry (τ, t): query τ's score of key t, q_τ·k_t, and its weight), so that the softmax over the keys runs
+    // along a row, with the queries side by side in the vector lanes (small_products::softmax_rows).
+    Eigen::MatrixXd s_tok, p_tok;
     Eigen::MatrixXd g_keys, g_values, g_q_cls, g_q_tok;
   };
   struct LayerWork {
@@ -36,8 +39,9 @@ class BatchedModel {
     BatchedSingleLayer::MapWork encoder, readout;
     std::vector<LayerWork> layers;
     Eigen::MatrixXd U, C, g_U, g_C, g_concat_cls, g_concat_tok, g_y;
-    Eigen::MatrixXd keys_transposed, values_transposed;  // per sample: K_nᵀ (T × key_dim), V_nᵀ (T × value_dim)
-    Eigen::MatrixXd d_scores;                             // per sample: dZ (T × T)
+    Eigen::MatrixXd queries_transposed;        // per sample: Q_nᵀ (T × key_dim)
+    Eigen::MatrixXd output_grads_transposed;   // per sample: d/d(V_n P_n)ᵀ (T × value_dim)
+    Eigen::MatrixXd d_scores;                  // per sample: d/dS in the layout of s_tok (T × T)
   };
 
   /// Σ_n (ŷ_n − y_n)² over the block; with `grad`, adds d/dθ into grad[0 .. size) and, with `temperature_grad`, d/dβ.

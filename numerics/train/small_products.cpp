@@ -6,8 +6,11 @@
 
 namespace infoflow::small_products {
 
-#define INFOFLOW_KERNELS_OF(ns, name) \
-  Kernels { name, &ns::multiply, &ns::multiply_transposed, &ns::add_row_sums, &ns::exponentials, &ns::dot }
+#define INFOFLOW_KERNELS_OF(ns, name)                                                                             \
+  Kernels {                                                                                                           \
+    name, &ns::multiply, &ns::multiply_transposed, &ns::add_row_sums, &ns::exponentials, &ns::dot, &ns::softmax_rows, \
+        &ns::softmax_rows_backward                                                                                    \
+  }
 
 std::vector<Kernels> runnable_kernels() {
   std::vector<Kernels> builds;
@@ -46,5 +49,13 @@ void add_row_sums(int m, std::int64_t n, const double* P, std::int64_t ldp, doub
 double dot(std::int64_t n, const double* a, const double* b) { return dispatched_kernels().dot(n, a, b); }
 
 void exponentials(std::int64_t n, double* x) { dispatched_kernels().exponentials(n, x); }
+
+void softmax_rows(double beta, int rows, int cols, const double* S, std::int64_t lds, double* P, std::int64_t ldp) {
+  dispatched_kernels().softmax_rows(beta, rows, cols, S, lds, P, ldp);
+}
+
+void softmax_rows_backward(int rows, int cols, const double* P, std::int64_t ldp, double* D, std::int64_t ldd) {
+  dispatched_kernels().softmax_rows_backward(rows, cols, P, ldp, D, ldd);
+}
 
 }  // namespace infoflow::small_products

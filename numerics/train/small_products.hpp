@@ -46,6 +46,17 @@ void add_row_sums(int m, std::int64_t n, const double* P, std::int64_t ldp, doub
 /// pairwise ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then plus the remaining terms summed in turn.
 double dot(std::int64_t n, const double* a, const double* b);
 
+/// Row i of P = softmax(β · row i of S) for each row of the rows × cols matrix S: p(i, j) = e^{β s(i, j) − m_i} / Σ_j′
+/// e^{β s(i, j′) − m_i}, where m_i is the row's largest β s(i, j) (NaNs passed over, as std::max passes them), each
+/// exponential that of `exponentials`, the sum added for j = 0, 1, … in turn, and each entry then divided by it. The
+/// rows run side by side in the vector lanes, so one row's sum is one lane's chain and the order stays the
+/// documented one: row i gets exactly the bits a scalar loop over j gives.
+void softmax_rows(double beta, int rows, int cols, const double* S, std::int64_t lds, double* P, std::int64_t ldp);
+
+/// The reverse sweep of softmax_rows, row by row: with P its output and D = d/dP on entry, D becomes d/d(β S):
+/// d(i, j) = p(i, j)·(d(i, j) − μ_i) for μ_i = Σ_j p(i, j)·d(i, j), summed for j = 0, 1, … in turn.
+void softmax_rows_backward(int rows, int cols, const double* P, std::int64_t ldp, double* D, std::int64_t ldd);
+
 /// x[i] = exp(x[i]) for i < n, within 2 ulp of std::exp and the same bits on every instruction set: 0 below −746,
 /// +∞ above 710, NaN for NaN.
 void exponentials(std::int64_t n, double* x);

@@ -16,6 +16,8 @@
   void add_row_sums(int m, std::int64_t n, const double* P, std::int64_t ldp, double* g);                             \
   void exponentials(std::int64_t n, double* x);                                                                       \
   double dot(std::int64_t n, const double* a, const double* b);                                                       \
+  void softmax_rows(double beta, int rows, int cols, const double* S, std::int64_t lds, double* P, std::int64_t ldp); \
+  void softmax_rows_backward(int rows, int cols, const double* P, std::int64_t ldp, double* D, std::int64_t ldd);     \
   }
 
 INFOFLOW_DECLARE_SMALL_PRODUCTS(small_products_baseline)
@@ -35,6 +37,8 @@ struct Kernels {
   decltype(&small_products_baseline::add_row_sums) add_row_sums;
   decltype(&small_products_baseline::exponentials) exponentials;
   decltype(&small_products_baseline::dot) dot;
+  decltype(&small_products_baseline::softmax_rows) softmax_rows;
+  decltype(&small_products_baseline::softmax_rows_backward) softmax_rows_backward;
 };
 
 /// The builds this CPU runs, the widest first: AVX-512, AVX2, baseline on x86-64; the one portable build elsewhere.
