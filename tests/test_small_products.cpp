@@ -92,8 +92,8 @@ struct Shape {
 
 Shape random_shape(SplitMix64& rng) {
   Shape s;
-  s.m = 1 + static_cast<int>(rng.uniform_index(19));  // every split into blocks of 8, 4, 2 and 1 rows
-  s.k = 1 + static_cast<int>(rng.uniform_index(11));
+  s.m = 1 + static_cast<int>(rng.uniform_index(31));  // every split into blocks of 16, 8, 4, 2 and 1 rows
+  s.k = 1 + static_cast<int>(rng.uniform_index(19));  // transposed tiles of 8, 4, 2 and 1 columns, in every mix
   s.n = static_cast<std::int64_t>(rng.uniform_index(38));  // 0 and every remainder of the column blocks
   s.lda = s.m + static_cast<std::int64_t>(rng.uniform_index(3));
   s.ldb = s.k + static_cast<std::int64_t>(rng.uniform_index(3));
@@ -282,11 +282,12 @@ TEST_CASE("small products: the row softmax and its reverse sweep follow their do
     const int rows = 1 + static_cast<int>(rng.uniform_index(19)), cols = static_cast<int>(rng.uniform_index(38));
     const std::int64_t lds = rows + static_cast<std::int64_t>(rng.uniform_index(3));
     const std::int64_t ldp = rows + static_cast<std::int64_t>(rng.uniform_index(3));
+    const std::int64_t ldd = rows + static_cast<std::int64_t>(rng.uniform_index(3));
     // Temperatures from mild to sharp (exponentials that underflow to 0), NaN scores now and then.
     const double beta = std::pow(10.0, rng.uniform(-1, 3));
     const std::vector<double> S = random_entries(static_cast<std::size_t>(lds * cols), rng, c % 5 == 0);
     const std::vector<double> P0 = random_entries(static_cast<std::size_t>(ldp * cols), rng, false);
-    const std::vector<double> D0 = random_entries(static_cast<std::size_t>(ldp * cols), rng, c % 7 == 0);
+    const std::vector<double> D0 = random_entries(static_cast<std::size_t>(ldd * cols), rng, c % 7 == 0);
     // The documented order, as plain loops: the maximum as std::max takes it, the exponentials of `exponentials`,
     // the sum for j = 0, 1, … in turn, then each entry divided by it.
     std::vector<double> want_p = P0, want_d = D0;
@@ -300,17 +301,18 @@ TEST_CASE("small products: the row softmax and its reverse sweep follow their do
       for (int j = 0; j < cols; ++j) sum += e[j];
       for (int j = 0; j < cols; ++j) want_p[i + j * ldp] = e[j] / sum;
       double mean = 0;
-      for (int j = 0; j < cols; ++j) mean += want_p[i + j * ldp] * want_d[i + j * ldp];
-      for (int j = 0; j < cols; ++j) want_d[i + j * ldp] = want_p[i + j * ldp] * (want_d[i + j * ldp] - mean);
+      for (int j = 0; j < cols; ++j) mean += want_p[i + j * ldp] * want_d[i + j * ldd];
+      for (int j = 0; j < cols; ++j) want_d[i + j * ldd] = want_p[i + j * ldp] * (want_d[i + j * ldd] - mean);
     }
     const auto check = [&](const char* name, decltype(&small_products::softmax_rows) softmax,
                            decltype(&small_products::softmax_rows_backward) backward) {
-      INFO(name << ": rows " << rows << ", cols " << cols << ", lds " << lds << ", ldp " << ldp << ", beta " << beta);
+      INFO(name << ": rows " << rows << ", cols " << cols << ", lds " << lds << ", ldp " << ldp << ", ldd " << ldd
+                << ", beta " << beta);
       std::vector<double> p = P0, d = D0;
       softmax(beta, rows, cols, S.data(), lds, p.data(), ldp);
       INFO("softmax: " << first_difference(p, want_p));
       REQUIRE(same_bits(p, want_p));  // also: the padding rows between rows and ldp are untouched
-      backward(rows, cols, p.data(), ldp, d.data(), ldp);
+      backward(rows, cols, p.data(), ldp, d.data(), ldd);
       INFO("reverse sweep: " << first_difference(d, want_d));
       REQUIRE(same_bits(d, want_d));
     };

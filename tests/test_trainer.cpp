@@ -5,6 +5,7 @@
 #include "numerics/model/random_model.hpp"
 #include "numerics/train/batched_model.hpp"
 #include "numerics/train/batched_single_layer.hpp"
+#include "numerics/train/small_products.hpp"
 #include "numerics/train/trainer.hpp"
 #include "numerics/util/errors.hpp"
 #include "test_support.hpp"
@@ -14,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 using namespace infoflow;
@@ -282,4 +284,32 @@ TEST_CASE("trainer: a two-layer model trains, deterministically for any thread c
   CHECK(std::isfinite(r1.valid.rmse));
   o.threads = 2;
   CHECK(train_model(start, train, valid, o).model.params == r1.model.params);
+}
+
+TEST_CASE("batched multi-layer model: the temperature's sum over a query-by-row block keeps small_products::dot's "
+          "order, bit for bit", "[train]") {
+  auto rng = test::rng_for("dot-in-key-major-order");
+  std::vector<int> lengths;
+  for (int T = 1; T <= 17; ++T) lengths.push_back(T);
+  lengths.push_back(24);
+  lengths.push_back(64);
+  for (int T : lengths)
+    for (int rep = 0; rep < 5 * test::multiplier(); ++rep) {
+      const std::size_t n = static_cast<std::size_t>(T) * T;
+      // key by row (the layout dot saw): entry (τ, t) at t + τ·T; values of mixed magnitudes, so that the order shows
+      std::vector<double> a(n), b(n), a_by_query(n), b_by_query(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        a[i] = rng.uniform(-1, 1) * std::pow(10.0, rng.uniform(-8, 8));
+        b[i] = rng.uniform(-1, 1);
+      }
+      for (int tau = 0; tau < T; ++tau)
+        for (int t = 0; t < T; ++t) {
+          a_by_query[tau + static_cast<std::size_t>(t) * T] = a[t + static_cast<std::size_t>(tau) * T];
+          b_by_query[tau + static_cast<std::size_t>(t) * T] = b[t + static_cast<std::size_t>(tau) * T];
+        }
+      const double want = small_products::dot(static_cast<std::int64_t>(n), a.data(), b.data());
+      const double got = dot_in_key_major_order(T, a_by_query.data(), b_by_query.data());
+      INFO("T " << T << ": " << got << " against " << want);
+      REQUIRE(std::memcmp(&got, &want, sizeof got) == 0);
+    }
 }

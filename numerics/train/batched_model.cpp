@@ -33,10 +33,9 @@ void transpose_block(const Eigen::MatrixXd& M, Eigen::Index first_row, Eigen::In
   out = M.block(first_row, base, rows, T).transpose();
 }
 
-// Σ a(τ, t)·b(τ, t) over a T × T block stored query by row (entry (τ, t) at τ + t·T), added in the order in which
-// small_products::dot adds the same block stored key by row (entry (τ, t) at t + τ·T): eight partial sums over that
-// flat index mod 8, combined as dot combines them. The temperature's gradient was first summed that way, and keeping
-// the order keeps every trained model bit for bit.
+
+}  // namespace
+
 double dot_in_key_major_order(int T, const double* a, const double* b) {
   const std::int64_t n = static_cast<std::int64_t>(T) * T, body = n / 8 * 8;
   double part[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tail = 0;
@@ -57,8 +56,6 @@ double dot_in_key_major_order(int T, const double* a, const double* b) {
   }
   return (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]))) + tail;
 }
-
-}  // namespace
 
 BatchedModel::BatchedModel(const ParamLayout& layout) : L_(layout) {
   if (layout.layers().empty()) throw ContractError("BatchedModel", "model: expected at least one layer");

@@ -13,6 +13,12 @@
 
 namespace infoflow {
 
+/// Σ a(τ, t)·b(τ, t) over a T × T block stored query by row (entry (τ, t) at τ + t·T), added in the order in which
+/// small_products::dot adds the same block stored key by row (entry (τ, t) at t + τ·T): eight partial sums over that
+/// flat index mod 8, combined as dot combines them. The temperature's gradient was first summed that way; keeping the
+/// order keeps every trained model the same bits (tests/test_trainer.cpp compares the two bit for bit).
+double dot_in_key_major_order(int T, const double* a, const double* b);
+
 class BatchedModel {
  public:
   explicit BatchedModel(const ParamLayout& layout);
@@ -40,7 +46,7 @@ class BatchedModel {
     std::vector<LayerWork> layers;
     Eigen::MatrixXd U, C, g_U, g_C, g_concat_cls, g_concat_tok, g_y;
     Eigen::MatrixXd queries_transposed;        // per sample: Q_nᵀ (T × key_dim)
-    Eigen::MatrixXd output_grads_transposed;   // per sample: d/d(V_n P_n)ᵀ (T × value_dim)
+    Eigen::MatrixXd output_grads_transposed;   // per sample: G_nᵀ = (d/d(V_n Pᵀ))ᵀ (T × value_dim)
     Eigen::MatrixXd d_scores;                  // per sample: d/dS in the layout of s_tok (T × T)
   };
 
