@@ -3,6 +3,7 @@
 #include "numerics/certify/double_execution.hpp"
 #include "numerics/model/forward.hpp"
 #include "numerics/model/random_model.hpp"
+#include "numerics/model/softmax_enclosure.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/util/file_io.hpp"
 #include "test_support.hpp"
@@ -17,6 +18,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 
 #include <cmath>
@@ -775,4 +777,114 @@ TEST_CASE("the gradient audit holds the dual balls' derivatives against central 
     INFO("mutant " << static_cast<int>(m) << ": " << broken.violations << " of " << broken.derivatives);
     CHECK(broken.violations > 0);
   }
+}
+
+namespace {
+
+// The largest Σ_t w_t b_t over l ≤ w ≤ h, Σ w = 1, by the greedy of a fractional knapsack in long double: the weights
+// start at their lower ends, and the remaining mass goes to the largest b_t first. A second route to what
+// convex_combination_range bounds by duality.
+long double greedy_supremum(const std::vector<double>& l, const std::vector<double>& h, const std::vector<double>& b) {
+  std::vector<std::size_t> order(b.size());
+  for (std::size_t t = 0; t < b.size(); ++t) order[t] = t;
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return b[x] > b[y]; });
+  long double mass = 1, sum = 0;
+  for (std::size_t t = 0; t < b.size(); ++t) mass -= l[t], sum += static_cast<long double>(l[t]) * b[t];
+  for (std::size_t t : order) {
+    const long double take = std::min<long double>(mass, static_cast<long double>(h[t]) - l[t]);
+    if (take <= 0) break;
+    sum += take * b[t];
+    mass -= take;
+  }
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("the attention output's range on the simplex: rigorous, equal to the greedy optimum, tighter than the hull",
+          "[certify]") {
+  auto rng = test::rng_for("convex-combination-range");
+  const long prec = 128;
+  const int cases = 400 * test::multiplier();
+  int tighter = 0;
+  for (int c = 0; c < cases; ++c) {
+    const std::size_t T = 1 + rng.uniform_index(8);
+    // True weights on the simplex, enclosed by intervals of random widths (some the whole [0, 1], some beyond it).
+    std::vector<double> w(T), l(T), h(T), a(T), b(T);
+    double mass = 0;
+    for (auto& x : w) mass += (x = -std::log(rng.uniform(1e-12, 1.0)));
+    for (std::size_t t = 0; t < T; ++t) {
+      w[t] /= mass;
+      const std::uint64_t kind = rng.uniform_index(4);
+      l[t] = kind == 0 ? 0.0 : std::max(0.0, w[t] - rng.uniform(0, 0.3));
+      h[t] = kind == 0 ? 1.0 : std::min(1.0, w[t] + rng.uniform(0, 0.3));
+      a[t] = rng.uniform(-2, 2);
+      b[t] = a[t] + (rng.uniform_index(3) == 0 ? 0.0 : rng.uniform(0, 1));
+    }
+    // Now and then an enclosure reaching below 0, as a ball around a small weight does: the range clamps it to 0,
+    // and the greedy gets the same clamped end.
+    std::vector<ArbBall> weights, values;
+    std::vector<double> l_clamped(T);
+    for (std::size_t t = 0; t < T; ++t) {
+      const double lower = l[t] - (rng.uniform_index(5) == 0 ? 0.1 : 0.0);
+      l_clamped[t] = std::max(0.0, lower);
+      weights.push_back(ArbBall::interval(lower, h[t], prec));
+      values.push_back(ArbBall::interval(a[t], b[t], prec));
+    }
+    const ArbBall range = convex_combination_range(weights, values);
+    std::vector<double> negated_a(T);
+    for (std::size_t t = 0; t < T; ++t) negated_a[t] = -a[t];
+    const long double sup = greedy_supremum(l_clamped, h, b), inf = -greedy_supremum(l_clamped, h, negated_a);
+    INFO("case " << c << ", T " << T << ": range " << range.to_string() << ", greedy [" << static_cast<double>(inf)
+                 << ", " << static_cast<double>(sup) << "]");
+    CHECK(range.upper() >= static_cast<double>(sup) - 1e-15);  // rigorous: the greedy attains its supremum
+    CHECK(range.lower() <= static_cast<double>(inf) + 1e-15);
+    // And as tight as the relaxation allows, up to the ball's radius, which arb keeps to 30 bits (relative 1e-9).
+    const double slack = 1e-8 * (static_cast<double>(sup - inf) + 1e-6);
+    CHECK(range.upper() <= static_cast<double>(sup) + slack);
+    CHECK(range.lower() >= static_cast<double>(inf) - slack);
+    // The true combination, with values anywhere in their intervals, lies inside.
+    for (int s = 0; s < 20; ++s) {
+      mpfr::mpreal y(0, 256);
+      for (std::size_t t = 0; t < T; ++t) y += mpfr::mpreal(w[t], 256) * mpfr::mpreal(rng.uniform(a[t], b[t]), 256);
+      CHECK(range.contains(y));
+    }
+    // Never wider than the hull, and narrower where the weights are partly determined.
+    const double hull_lo = *std::min_element(a.begin(), a.end()), hull_hi = *std::max_element(b.begin(), b.end());
+    CHECK(range.lower() >= hull_lo - slack);
+    CHECK(range.upper() <= hull_hi + slack);
+    if (range.upper() - range.lower() < 0.99 * (hull_hi - hull_lo)) ++tighter;
+  }
+  WARN(tighter << " of " << cases << " ranges narrower than the values' hull");
+  CHECK(tighter > cases / 4);
+
+  // By hand: values 0, 1, 2 and w_0 ≥ 1/2. The hull is [0, 2]; Σ_t [w_t]·v_t reaches 1.5; the range is [0, 1].
+  const std::vector<ArbBall> w3 = {ArbBall::interval(0.5, 1.0, prec), ArbBall::interval(0.0, 0.5, prec),
+                                   ArbBall::interval(0.0, 0.5, prec)};
+  const std::vector<ArbBall> v3 = {ArbBall(0.0, prec), ArbBall(1.0, prec), ArbBall(2.0, prec)};
+  const ArbBall r3 = convex_combination_range(w3, v3);
+  CHECK(r3.lower() <= 0.0);
+  CHECK(r3.lower() >= -1e-8);
+  CHECK(r3.upper() >= 1.0);
+  CHECK(r3.upper() <= 1.0 + 1e-8);
+  // Undetermined weights: the hull itself.
+  const std::vector<ArbBall> free3(3, ArbBall::interval(0.0, 1.0, prec));
+  const ArbBall h3 = convex_combination_range(free3, v3);
+  CHECK(h3.lower() <= 0.0);
+  CHECK(h3.lower() >= -1e-8);
+  CHECK(h3.upper() >= 2.0);
+  CHECK(h3.upper() <= 2.0 + 1e-8);
+}
+
+TEST_CASE("the enclosure audit catches an attention range taken with the weights at their lower ends", "[certify]") {
+  // The k = 1 construction's softmax is mixed on much of the cube, so box enclosures lean on the simplex range there.
+  const OneHeadArgmaxConstruction con(4, 0.1);
+  const std::string target = "kth_largest(1, x[t])";
+  const EnclosureAudit sound = audit_box_enclosures(con.model(), target, 4, 300, 8, 11);
+  CHECK(sound.violations == 0);
+  set_active_mutant(Mutant::ConvexCombinationWeightsAtLowerEnds);
+  const EnclosureAudit broken = audit_box_enclosures(con.model(), target, 4, 300, 8, 11);
+  set_active_mutant(Mutant::None);
+  INFO(broken.violations << " of " << broken.points);
+  CHECK(broken.violations > 0);
 }

@@ -167,7 +167,8 @@ class ForwardPass {
 
   // Balls and boxes: w_t = 1/(1 + Σ_{s≠t} exp(β q·(k_s − k_t))), so every weight is enclosed in (0, 1] and the
   // query enters each logit difference once; the output, a convex combination of the values, is intersected
-  // with the values' hull. The plain form's enclosure explodes on a box (exp of a wide logit interval divided by a
+  // with the range of such combinations under the weights' enclosures (convex_combination_range: within the values'
+  // hull, and tighter where the weights are partly determined). The plain form's enclosure explodes on a box (exp of a wide logit interval divided by a
   // sum of such); this one stays finite (docs/certify.md). O(T²) per query, so only for T ≤ kPairwiseSoftmaxMaxT.
   Vec<S> pairwise_head(const HeadOffsets& ho, const std::vector<Vec<S>>& keys, const std::vector<Vec<S>>& values,
                        const Vec<S>& query) const {
@@ -193,10 +194,16 @@ class ForwardPass {
       const S wt = weight_with_gradient(t, z, w);
       for (int i = 0; i < ho.value_dim; ++i) out[i] += wt * values[t][i];
     }
+    std::vector<ArbBall> coordinate(T);
     for (int i = 0; i < ho.value_dim; ++i) {
-      ArbBall hull = value_of(values[0][i]);
-      for (std::size_t t = 1; t < T; ++t) hull = ArbBall::interval(hull, value_of(values[t][i]));
-      intersect_with(value_ref(out[i]), hull);
+      for (std::size_t t = 0; t < T; ++t) coordinate[t] = value_of(values[t][i]);
+      if (mutated(Mutant::ConvexCombinationWeightsAtLowerEnds)) {
+        std::vector<ArbBall> at_lower;
+        for (const ArbBall& wt : w) at_lower.push_back(wt.lower_end());
+        intersect_with(value_ref(out[i]), convex_combination_range(at_lower, coordinate));
+      } else {
+        intersect_with(value_ref(out[i]), convex_combination_range(w, coordinate));
+      }
     }
     return out;
   }

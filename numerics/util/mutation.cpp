@@ -125,6 +125,11 @@ const std::vector<MutantInfo>& all_mutants() {
        "the float64 rounding bound (certify --execution double) takes the softmax weights' rounding term as a tenth "
        "of itself, so near a tie of the logits it is below the rounding",
        {"thm2-kth-retrieval"}},
+      {Mutant::ConvexCombinationWeightsAtLowerEnds, "convex-combination-weights-at-lower-ends",
+       "the range of the attention output on a box (Σ_t w_t v_t over the simplex within the weights' enclosures) is "
+       "taken with each weight fixed at its lower end, a mass below 1, so certify's box enclosures miss values where "
+       "the softmax is mixed",
+       {"thm2-kth-retrieval"}},
   };
   return list;
 }

@@ -55,6 +55,7 @@ enum class Mutant {
   PackingNormaliserSignFlipped, // the packing capacity's normaliser term enters with its sign flipped
   SoftmaxCoefficientQuartered,  // the softmax derivative's coefficient w_t·w_s taken as a quarter of itself (certify)
   RoundingWeightTermTenth,      // the float64 rounding bound's softmax weight-error term taken a tenth of itself
+  ConvexCombinationWeightsAtLowerEnds,  // the attention output's simplex range with each weight at its lower end
 };
 
 struct MutantInfo {
