@@ -197,15 +197,16 @@ class ForwardPass {
     std::vector<ArbBall> coordinate(T);
     for (int i = 0; i < ho.value_dim; ++i) {
       for (std::size_t t = 0; t < T; ++t) coordinate[t] = value_of(values[t][i]);
-      if (mutated(Mutant::ConvexCombinationWeightsAtLowerEnds)) {
-        std::vector<ArbBall> at_lower;
-        for (const ArbBall& wt : w) at_lower.push_back(wt.lower_end());
-        intersect_with(value_ref(out[i]), convex_combination_range(at_lower, coordinate));
-      } else {
-        intersect_with(value_ref(out[i]), convex_combination_range(w, coordinate));
-      }
+      intersect_with(value_ref(out[i]), simplex_range(w, coordinate));
     }
     return out;
+  }
+  // convex_combination_range (softmax_enclosure.hpp), or under its mutant the weights fixed at their lower ends.
+  static ArbBall simplex_range(const std::vector<ArbBall>& w, const std::vector<ArbBall>& terms) {
+    if (!mutated(Mutant::ConvexCombinationWeightsAtLowerEnds)) return convex_combination_range(w, terms);
+    std::vector<ArbBall> at_lower;
+    for (const ArbBall& wt : w) at_lower.push_back(wt.lower_end());
+    return convex_combination_range(at_lower, terms);
   }
   // The weight w_t as the scalar type: for balls its enclosure; for dual balls also its gradient,
   //   ∂w_t = −w_t² Σ_{s≠t} e^{z_ts} ∂z_ts = −Σ_{s≠t} w_t w_s ∂z_ts     (w_t e^{z_ts} = w_s, exactly),
