@@ -874,6 +874,9 @@ TEST_CASE("the attention output's range on the simplex: rigorous, equal to the g
   CHECK(h3.lower() >= -1e-8);
   CHECK(h3.upper() >= 2.0);
   CHECK(h3.upper() <= 2.0 + 1e-8);
+  // A head has at least one token, and a weight per value.
+  CHECK_THROWS_AS(convex_combination_range({}, {}), ContractError);
+  CHECK_THROWS_AS(convex_combination_range(std::vector<ArbBall>(2, ArbBall(0.5, prec)), v3), ContractError);
 }
 
 TEST_CASE("the enclosure audit catches an attention range taken with the weights at their lower ends", "[certify]") {
