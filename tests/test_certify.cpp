@@ -891,3 +891,11 @@ TEST_CASE("the enclosure audit catches an attention range taken with the weights
   INFO(broken.violations << " of " << broken.points);
   CHECK(broken.violations > 0);
 }
+
+TEST_CASE("as_sequence turns T·d coordinates into tokens and refuses any other count", "[certify]") {
+  const Sequence<double> X = as_sequence(std::vector<double>{1, 2, 3, 4, 5, 6}, 3, 2);
+  REQUIRE(X.size() == 3);
+  CHECK(X[1] == std::vector<double>{3, 4});
+  CHECK_THROWS_AS(as_sequence(std::vector<double>{1, 2, 3}, 2, 2), ContractError);
+  CHECK_THROWS_AS(as_sequence(std::vector<double>{1, 2, 3, 4, 5}, 2, 2), ContractError);
+}

@@ -2,6 +2,7 @@
 // The forward pass of docs/theory.md §1, written once for every scalar type. Explicitly instantiated for
 // double, mpfr::mpreal and ArbBall in forward.cpp.
 #include "numerics/model/model.hpp"
+#include "numerics/util/errors.hpp"
 
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@ using Sequence = std::vector<Vec<S>>;
 /// how a box's or a search's input vectors become a model's input.
 template <class S>
 Sequence<S> as_sequence(const std::vector<S>& flat, int T, int d) {
+  if (T < 0 || d < 0 || flat.size() != static_cast<std::size_t>(T) * static_cast<std::size_t>(d))
+    throw ContractError("as_sequence", "T·d coordinates for T tokens of dimension d");
   Sequence<S> X(T);
   for (int t = 0; t < T; ++t)
     X[t].assign(flat.begin() + static_cast<std::ptrdiff_t>(t) * d, flat.begin() + static_cast<std::ptrdiff_t>(t + 1) * d);

@@ -86,5 +86,4 @@ inline ArbBall convex_combination_range(const std::vector<ArbBall>& weights, con
   return ArbBall::interval(lower, upper);
 }
 
-
 }  // namespace infoflow

@@ -16,23 +16,12 @@ using small_products::Start;
 // Column `col` of a column-major matrix (and the entries after it): a raw pointer, as the kernels take it.
 double* column(Eigen::MatrixXd& M, Eigen::Index col) { return M.data() + col * M.rows(); }
 
-// The softmax's reverse sweep over T entries: dz = p ∘ (dp − p·dp), in place of dp.
-void softmax_backward(const double* p, int T, double* dp) {
-  double mean = 0;
-  for (int t = 0; t < T; ++t) mean += p[t] * dp[t];
-  for (int t = 0; t < T; ++t) dp[t] = p[t] * (dp[t] - mean);
-}
-
-// The dim × T block of M (dim × NT) at sample n, transposed into out (T × dim): the kernels need the shared index of a
-// product to run down the columns of both factors.
-void transpose_block(const Eigen::MatrixXd& M, Eigen::Index base, int T, Eigen::MatrixXd& out) {
-  out = M.middleCols(base, T).transpose();
-}
+// Rows [first_row, first_row + rows) of the sample's T columns of M (from column `base`), transposed into out
+// (T × rows): the kernels need the shared index of a product to run down the columns of both factors.
 void transpose_block(const Eigen::MatrixXd& M, Eigen::Index first_row, Eigen::Index rows, Eigen::Index base, int T,
                      Eigen::MatrixXd& out) {
   out = M.block(first_row, base, rows, T).transpose();
 }
-
 
 }  // namespace
 
@@ -114,7 +103,7 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
           const Eigen::Index base = static_cast<Eigen::Index>(n) * T;
           double* S = column(hw.s_tok, base);
           double* P = column(hw.p_tok, base);
-          transpose_block(hw.q_tok, base, T, w.queries_transposed);
+          transpose_block(hw.q_tok, 0, kd, base, T, w.queries_transposed);
           small_products::multiply(T, kd, T, w.queries_transposed.data(), T, column(hw.keys, base), kd, S, T,
                                    Start::Zero);
           small_products::softmax_rows(beta, T, T, S, T, P, T);
@@ -185,7 +174,7 @@ double BatchedModel::sse(const double* params, const double* temperatures, const
         // a = V_n p: dV_n += g_a pᵀ; dp = V_nᵀ g_a; then the softmax; z = β s, s_t = q·k_t.
         small_products::multiply(vd, 1, T, g_a, vd, p, 1, column(hw.g_values, base), vd, Start::Accumulate);
         small_products::multiply(1, vd, T, g_a, 1, column(hw.values, base), vd, dz, 1, Start::Zero);
-        softmax_backward(p, T, dz);
+        small_products::softmax_rows_backward(1, T, p, 1, dz, 1);  // one row: this sample's T weights
         const double* s = column(hw.s_cls, n);
         for (int t = 0; t < T; ++t) g_beta += dz[t] * s[t];
         for (int t = 0; t < T; ++t) dz[t] *= beta;  // now d/ds
