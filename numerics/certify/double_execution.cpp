@@ -356,11 +356,12 @@ class DoubleExecution {
     CVec out;
     out.reserve(ho.value_dim);
     for (int i = 0; i < ho.value_dim; ++i) {
-      ArbBall hull = values[0][i].range, combination = ball(0.0);
+      ArbBall hull = values[0][i].range;
+      std::vector<ArbBall> coordinate(T);
       Up value_err, value_computed;
       for (std::size_t t = 0; t < T; ++t) {
         hull = ArbBall::interval(hull, values[t][i].range);
-        combination += weight[t] * values[t][i].range;
+        coordinate[t] = values[t][i].range;
         value_err = max(value_err, values[t][i].err);
         value_computed = max(value_computed, values[t][i].computed_mag());
       }
@@ -376,8 +377,8 @@ class DoubleExecution {
       const Up err_q = unless_overflow(numerator, f * (g_T * value_computed + value_err + g_T * hull_mag) +
                                                       count(T) * kUnderflow + weight_term);
       // Then one rounding of the quotient (and the underflow of a subnormal one).
-      intersect_with(combination, hull);  // the output's exact range: Σ_t w_t v_t, within the values' hull
-      out.push_back({combination, err_q + kUnit * (hull_mag + err_q) + kUnderflow});
+      // The output's exact range: Σ_t w_t v_t with the weights on the simplex (docs/certify.md §1 item 3).
+      out.push_back({convex_combination_range(weight, coordinate), err_q + kUnit * (hull_mag + err_q) + kUnderflow});
     }
     return out;
   }
