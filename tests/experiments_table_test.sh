@@ -15,6 +15,13 @@ PY
 )
 grep -qF "$expected" <<<"$out" || { echo "FAIL: no row starting '$expected' in:"; echo "$out"; exit 1; }
 [[ $(grep -c '^| (2,2,24) | ' <<<"$out") -ge 3 ]] || { echo "FAIL: triangle rows missing"; echo "$out"; exit 1; }
+# A suite's own result.json (what `experiments --out DIR` writes) gives the same row.
+single="${TMPDIR:-/tmp}/experiments-table-single.json"
+/usr/bin/python3 -c 'import json, sys; json.dump([s for s in json.load(open(sys.argv[1]))["suites"] if s["suite"] == "paper-experiments"][0], open(sys.argv[2], "w"))' \
+  "$root/reports/baselines/quick.json" "$single"
+out_single=$("$root/scripts/experiments-table" "$single")
+rm -f "$single"
+grep -qF "$expected" <<<"$out_single" || { echo "FAIL: a single suite's result.json lacks '$expected'"; exit 1; }
 echo '{}' > "${TMPDIR:-/tmp}/experiments-table-empty.json"
 "$root/scripts/experiments-table" "${TMPDIR:-/tmp}/experiments-table-empty.json" >/dev/null 2>&1
 rc=$?
