@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # scripts/experiments-table lays out a run's own figures: on the committed quick baseline, the (2,2) row carries the
-# paper's 5.89e-05 and the run's best-seed and mean NMSE from its table, the triangle table has a row per T, and a
-# file that is not a results.json is refused with exit 2.
+# paper's 5.89e-05 and the run's best-seed and mean NMSE from its table, the triangle table has a row per T, a suite's
+# own result.json gives the same row, a cell holding a pipe or a line break stays one cell, and a file that is not a
+# results.json (no suite, a malformed table) is refused with exit 2 and no partial table.
 set -uo pipefail
 root="$1"
-out=$("$root/scripts/experiments-table" "$root/reports/baselines/quick.json") || { echo "FAIL: exit $?"; exit 1; }
-expected=$(/usr/bin/python3 - "$root/reports/baselines/quick.json" <<'PY'
+table="$root/scripts/experiments-table"
+quick="$root/reports/baselines/quick.json"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+out=$("$table" "$quick") || fail "exit $? on the quick baseline"
+expected=$(/usr/bin/python3 - "$quick" <<'PY'
 import json, sys
 s = [x for x in json.load(open(sys.argv[1]))["suites"] if x["suite"] == "paper-experiments"][0]
 rows = [r for t in s["tables"] if t["title"].startswith("Intrinsic dimension (") for r in t["rows"]]
@@ -13,18 +20,30 @@ row = [r for r in rows if r[0] == "2" and r[1] == "(2,2)"][0]
 print(f"| 2 | (2,2) | {row[6]} | {row[4]} | {row[3]} |")
 PY
 )
-grep -qF "$expected" <<<"$out" || { echo "FAIL: no row starting '$expected' in:"; echo "$out"; exit 1; }
-[[ $(grep -c '^| (2,2,24) | ' <<<"$out") -ge 3 ]] || { echo "FAIL: triangle rows missing"; echo "$out"; exit 1; }
-# A suite's own result.json (what `experiments --out DIR` writes) gives the same row.
-single="${TMPDIR:-/tmp}/experiments-table-single.json"
-/usr/bin/python3 -c 'import json, sys; json.dump([s for s in json.load(open(sys.argv[1]))["suites"] if s["suite"] == "paper-experiments"][0], open(sys.argv[2], "w"))' \
-  "$root/reports/baselines/quick.json" "$single"
-out_single=$("$root/scripts/experiments-table" "$single")
-rm -f "$single"
-grep -qF "$expected" <<<"$out_single" || { echo "FAIL: a single suite's result.json lacks '$expected'"; exit 1; }
-echo '{}' > "${TMPDIR:-/tmp}/experiments-table-empty.json"
-"$root/scripts/experiments-table" "${TMPDIR:-/tmp}/experiments-table-empty.json" >/dev/null 2>&1
-rc=$?
-rm -f "${TMPDIR:-/tmp}/experiments-table-empty.json"
-[[ $rc -eq 2 ]] || { echo "FAIL: a results.json without the suite gave exit $rc, expected 2"; exit 1; }
+grep -qF "$expected" <<<"$out" || { echo "$out"; fail "no row starting '$expected'"; }
+[[ $(grep -c '^| (2,2,24) | ' <<<"$out") -ge 3 ]] || { echo "$out"; fail "triangle rows missing"; }
+
+# A suite's own result.json (what `experiments --out DIR` writes).
+/usr/bin/python3 - "$quick" "$work/single.json" <<'PY'
+import json, sys
+suite = [s for s in json.load(open(sys.argv[1]))["suites"] if s["suite"] == "paper-experiments"][0]
+json.dump(suite, open(sys.argv[2], "w"))
+PY
+grep -qF "$expected" <<<"$("$table" "$work/single.json")" || fail "a single suite's result.json lacks '$expected'"
+
+# Hostile cells: a pipe, a line break, a number, NaN.
+printf '%s' '{"suite": "paper-experiments", "tables": [{"title": "Intrinsic dimension (x)",
+  "columns": ["D", "cell", "paper", "best seed", "NMSE (ours, mean)"],
+  "rows": [["2", "(2,2)", "a|b\n`x`", 1e308, NaN]]}]}' > "$work/hostile.json"
+row=$("$table" "$work/hostile.json" | grep '^| 2 |') || fail "no row for a table with hostile cells"
+[[ "$row" == '| 2 | (2,2) | a\|b `x` | 1e+308 | nan |'* ]] || fail "hostile cells not kept in their cells: $row"
+
+echo '{}' > "$work/empty.json"
+printf '%s' '{"suite": "paper-experiments", "tables": [{"title": "Triangle centre", "columns": [], "rows": 7}]}' \
+  > "$work/malformed.json"
+for bad in empty malformed; do
+  printed=$("$table" "$work/$bad.json" 2>/dev/null)
+  rc=$?
+  [[ $rc -eq 2 && -z "$printed" ]] || fail "$bad.json gave exit $rc (expected 2) and printed '${printed:0:80}'"
+done
 echo "experiments-table: rows as in the run's tables"

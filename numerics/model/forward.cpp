@@ -169,7 +169,8 @@ class ForwardPass {
   // query enters each logit difference once; the output, a convex combination of the values, is intersected
   // with the range of such combinations under the weights' enclosures (convex_combination_range: within the values'
   // hull, and tighter where the weights are partly determined). The plain form's enclosure explodes on a box (exp of
-  // a wide logit interval divided by a sum of such); this one stays finite (docs/certify.md). O(T²) per query, so only for T ≤ kPairwiseSoftmaxMaxT.
+  // a wide logit interval divided by a sum of such); this one stays finite (docs/certify.md). O(T²) per query, so
+  // only for T ≤ kPairwiseSoftmaxMaxT.
   Vec<S> pairwise_head(const HeadOffsets& ho, const std::vector<Vec<S>>& keys, const std::vector<Vec<S>>& values,
                        const Vec<S>& query) const {
     const S& beta = m_.temperatures[ho.temperature];
