@@ -83,7 +83,13 @@ RegressionReport compare_results(const std::vector<SuiteResult>& baseline, const
       const bool watched = !ck || (ck->role != CheckRole::Control && ck->role != CheckRole::Diagnostic);
       const bool lost = watched && ((bk.verdict == Verdict::Pass && (!ck || ck->verdict != Verdict::Pass)) ||
                                     (ck && ck->verdict == Verdict::Fail && bk.verdict != Verdict::Fail));
-      rep.items.push_back({"verdict", b.suite, bk.id, verdict_name(bk.verdict), now, lost, ""});
+      // A verdict can move because the check did (a control added, a band changed): still a regression until the
+      // baseline is renewed on purpose, but the reader is told which of the two moved.
+      const bool check_changed = ck && (ck->statement != bk.statement || ck->bound != bk.bound);
+      rep.items.push_back({"verdict", b.suite, bk.id, verdict_name(bk.verdict), now, lost,
+                           lost && check_changed ? "the check itself changed (statement or bound); renew the "
+                                                   "baseline if the change is intended"
+                                                 : ""});
       if (!ck) continue;
       for (const auto& [key, bv] : bk.bounds) {
         const auto it = ck->bounds.find(key);

@@ -95,3 +95,15 @@ TEST_CASE("A baseline from another build is named, without counting as a regress
   REQUIRE(rep.regressions() == 0);
   REQUIRE_THAT(rep.table(), Catch::Contains("commit") && Catch::Contains("aaaa") && Catch::Contains("bbbb"));
 }
+
+TEST_CASE("A verdict lost because the check changed is still a regression, and says so", "[regress]") {
+  SuiteResult base = baseline_suite(), cur = baseline_suite();
+  base.checks[0].verdict = Verdict::Pass;
+  cur.checks[0].verdict = Verdict::Inconclusive;
+  const std::string plain = compare_results({base}, {cur}).table();
+  REQUIRE_THAT(plain, !Catch::Contains("the check itself changed"));
+  cur.checks[0].statement += " Decided against a control.";
+  const RegressionReport rep = compare_results({base}, {cur});
+  REQUIRE(rep.regressions() == 1);
+  REQUIRE_THAT(rep.table(), Catch::Contains("the check itself changed"));
+}

@@ -284,14 +284,15 @@ Check intrinsic_dimension_check(int D, const std::vector<IdReplicate>& reps, con
     const auto [lo, hi] = paired_difference_interval(rep.cell[0].sq_err, rep.cell[other].sq_err);
     return std::pair{lo / rep.cell[0].valid_variance, hi / rep.cell[0].valid_variance};
   };
+  // Every seed and other gets its row, also after the first that does not separate: the report's tables show them all.
   bool separated = reps.size() == control_reps.size() && !reps.empty();
   json rows = json::array();
-  for (std::size_t i = 0; separated && i < reps.size(); ++i)
+  for (std::size_t i = 0; i < std::min(reps.size(), control_reps.size()); ++i)
     for (int other = 1; other <= 2; ++other) {
       const IdReplicate &a = reps[i], &b = control_reps[i];
       if (a.cell[0].diverged || a.cell[other].diverged || b.cell[0].diverged || b.cell[other].diverged) {
         separated = false;
-        break;
+        continue;
       }
       const auto [lo, hi] = effect(a, other);
       const auto [clo, chi] = effect(b, other);
