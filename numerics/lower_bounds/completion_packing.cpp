@@ -47,9 +47,9 @@ auto log_constant(const SingleLayerClass& cls, Log log_of) {
   return acc;
 }
 
-// ln of the right side of the packing inequality at t = δ/R (decreasing in t).
-double log_capacity_double(const SingleLayerClass& cls, const PackingFamily& fam, double t) {
-  const double logC = log_constant(cls, [](double v) { return std::log(v); });
+// ln of the right side of the packing inequality at t = δ/R (decreasing in t), with ln C computed once by the caller
+// (it sums up to h(n + 1) logarithms and does not depend on t).
+double log_capacity_double(const SingleLayerClass& cls, const PackingFamily& fam, double logC, double t) {
   const int u_factor = container_dim_per_head(cls) - cls.value_dim;  // 1, or 0 under the mutant
   const double sign = mutated(Mutant::PackingNormaliserSignFlipped) ? -1.0 : 1.0;
   return logC + cls.heads * (cls.value_dim * std::log1p(2.0 / t) + sign * u_factor * std::log1p(2.0 * fam.completions / t));
@@ -67,14 +67,19 @@ ArbBall log_capacity_arb(const SingleLayerClass& cls, const PackingFamily& fam, 
   return logC + ArbBall(static_cast<double>(cls.heads), prec) * per_head;
 }
 
-// The t at which the capacity equals N (double); +inf when N never exceeds the capacity (N ≤ C).
+// The t at which the capacity equals N (double); +inf when N never exceeds the capacity (N ≤ C). 200 bisection steps
+// on ln t, stopping early once the bracket stops moving: a step that leaves lo and hi unchanged leaves them unchanged
+// for good (the next step is the same computation), so the early stop returns what all 200 steps would.
 double radius_at_capacity(const SingleLayerClass& cls, const PackingFamily& fam, double logN) {
-  if (logN <= log_capacity_double(cls, fam, 1e300)) return INFINITY;
+  const double logC = log_constant(cls, [](double v) { return std::log(v); });
+  if (logN <= log_capacity_double(cls, fam, logC, 1e300)) return INFINITY;
   double lo = -745.0, hi = 690.0;  // ln t
   for (int it = 0; it < 200; ++it) {
     const double mid = 0.5 * (lo + hi);
-    if (log_capacity_double(cls, fam, std::exp(mid)) > logN) lo = mid;
+    const double before_lo = lo, before_hi = hi;
+    if (log_capacity_double(cls, fam, logC, std::exp(mid)) > logN) lo = mid;
     else hi = mid;
+    if (lo == before_lo && hi == before_hi) break;
   }
   return std::exp(hi);
 }
