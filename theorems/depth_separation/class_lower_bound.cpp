@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace infoflow {
 
@@ -214,12 +215,21 @@ class SharperClassBound {
     return PackingFamily{m, m, usable ? it->second.cert.output_range_lower : 0.0, target_range_};
   }
 
+  /// The packing bound of the tightened family of m coordinates, computed once per (h, n, m, ε): the tables, the
+  /// padded bounds of every larger T and the separation in parameters ask for the same ones again. Not thread-safe.
+  const ClassPackingBound& packing(const SingleLayerClass& cls, int m, double eps) const {
+    const auto key = std::make_tuple(cls.heads, cls.value_dim, m, eps);
+    auto it = computed_.find(key);
+    if (it == computed_.end()) it = computed_.emplace(key, completion_packing_bound(cls, family(m), eps, kPrec)).first;
+    return it->second;
+  }
+
   /// The best bound at T over the tightened families of m' = 2..T − 1 coordinates (padded to T).
   PaddedBound at(int T, const SingleLayerClass& cls, double eps) const {
-    PaddedBound best{completion_packing_bound(cls, family(T - 1), eps, kPrec), T - 1};
+    PaddedBound best{packing(cls, T - 1, eps), T - 1};
     for (int m = 2; m < T - 1; ++m) {
       if (!(family(m).output_range > 0)) continue;
-      const ClassPackingBound b = completion_packing_bound(cls, family(m), eps, kPrec);
+      const ClassPackingBound& b = packing(cls, m, eps);
       if (b.lr_lower > best.bound.lr_lower) best = {b, m};
     }
     return best;
@@ -228,6 +238,7 @@ class SharperClassBound {
  private:
   const std::map<int, FamilyRow>& tight_;
   double target_range_;
+  mutable std::map<std::tuple<int, int, int, double>, ClassPackingBound> computed_;
 };
 
 
@@ -487,7 +498,7 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
         if (sharper.family(T - 1).output_range > 0)
           for (double eps : cb.eps) {
             br.by_eps.push_back(sharper.at(T, {h, n}, eps));
-            br.unpadded.push_back(completion_packing_bound({h, n}, sharper.family(T - 1), eps, kPrec));
+            br.unpadded.push_back(sharper.packing({h, n}, T - 1, eps));
           }
         if (stored_family_of(T).output_range > 0)
           for (double eps : cb.eps) br.previous.push_back(completion_packing_bound({h, n}, stored_family_of(T), eps, kPrec));
