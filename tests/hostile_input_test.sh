@@ -105,10 +105,11 @@ printf 'x,y\n1,1\n2,inf\n' > inf.csv
 expect "inf in csv" 2 "--csv: line 3: expected finite numbers" -- "$cli" fit --csv inf.csv
 
 # --- a checkpoint line of valid JSON but the wrong types is skipped, not an internal error ---
-small=(thm1 --T 2 --eps 0.1 --fit-T 2 --p 2 --n 1 --class-fit-T 3 --class-fit-p 1)
+# (Theorem 2's suite on one point per sweep: the same sweep and checkpoint code as every suite, in about a second.)
+small=(thm2 --k 1 --T 3 --argmax-T 2 --eps 0.1 --n 1 --p 2)
 # (The real checkpoint names; a fingerprint cannot be forged here, so the record-level case, a valid line
 # whose value has the wrong types, is tested in test_sweep.cpp.)
-mkdir -p ck && for f in construction thm1-single-layer-fits thm1-witnesses thm1-class-fits thm1-class-fit-errors; do cp bad_checkpoint.jsonl "ck/$f.checkpoint.jsonl"; done
+mkdir -p ck && for f in argmax thm2-single-layer-fits thm2-witnesses; do cp bad_checkpoint.jsonl "ck/$f.checkpoint.jsonl"; done
 expect "wrong-typed checkpoint line" "0|1" "result:" -- "$cli" "${small[@]}" --out ck
 
 # --- a ball too wide to be finite is an answer with a hint, not an internal error ---
@@ -175,8 +176,8 @@ sys.exit(0 if len(files) == 4 else 1)"; then passes=$((passes+1)); else echo "FA
 
 # --- writes never follow links planted in an output folder ---
 echo "precious" > victim.txt
-mkdir -p linked && ln -s "$PWD/victim.txt" linked/construction.checkpoint.jsonl
-expect "linked checkpoint refused" 2 "--out: .*construction.checkpoint.jsonl' is a symbolic link" -- "$cli" "${small[@]}" --out linked
+mkdir -p linked && ln -s "$PWD/victim.txt" linked/argmax.checkpoint.jsonl
+expect "linked checkpoint refused" 2 "--out: .*argmax.checkpoint.jsonl' is a symbolic link" -- "$cli" "${small[@]}" --out linked
 mkdir -p linked-lock && ln -s "$PWD/lock-target" linked-lock/.infoflow-lock
 expect "dangling lock link refused" 2 "--out: .*.infoflow-lock' is a symbolic link" -- "$cli" all --only lemmas --out linked-lock
 if [[ "$(cat victim.txt)" == "precious" && ! -e lock-target ]]; then passes=$((passes+1)); else echo "FAIL a planted link was written through"; fails=$((fails+1)); fi
@@ -244,7 +245,7 @@ if (( ms < 20000 )); then passes=$((passes+1)); else echo "FAIL certify --budget
 cp forged/result.json forged-fresh.json
 $py - <<'PY'
 import re
-path = "forged/construction.checkpoint.jsonl"
+path = "forged/argmax.checkpoint.jsonl"
 lines = open(path).read().splitlines()
 # keep the seal, change every number of the record (as an audit multiplied a decoder value by 7.5)
 forged = [l[:65] + re.sub(r'(?<=[:\[,])(\d+\.\d+)', lambda m: repr(float(m.group(1)) * 7.5), l[65:]) for l in lines]
