@@ -107,9 +107,13 @@ expect "inf in csv" 2 "--csv: line 3: expected finite numbers" -- "$cli" fit --c
 # --- a checkpoint line of valid JSON but the wrong types is skipped, not an internal error ---
 # (Theorem 2's suite on one point per sweep: the same sweep and checkpoint code as every suite, in about a second.)
 small=(thm2 --k 1 --T 3 --argmax-T 2 --eps 0.1 --n 1 --p 2)
-# (The real checkpoint names; a fingerprint cannot be forged here, so the record-level case, a valid line
-# whose value has the wrong types, is tested in test_sweep.cpp.)
-mkdir -p ck && for f in argmax thm2-single-layer-fits thm2-witnesses; do cp bad_checkpoint.jsonl "ck/$f.checkpoint.jsonl"; done
+# (The checkpoint names the suite writes, read off a run so that a renamed sweep cannot leave the bad lines unread; a
+# fingerprint cannot be forged here, so the record-level case, a valid line whose value has the wrong types, is
+# tested in test_sweep.cpp.)
+"$cli" "${small[@]}" --out ck-names >/dev/null 2>&1
+mkdir -p ck && planted=0
+for f in ck-names/*.checkpoint.jsonl; do [[ -e "$f" ]] && cp bad_checkpoint.jsonl "ck/$(basename "$f")" && planted=$((planted+1)); done
+if (( planted >= 2 )); then passes=$((passes+1)); else echo "FAIL only $planted checkpoint files to plant bad lines in"; fails=$((fails+1)); fi
 expect "wrong-typed checkpoint line" "0|1" "result:" -- "$cli" "${small[@]}" --out ck
 
 # --- a ball too wide to be finite is an answer with a hint, not an internal error ---

@@ -15,8 +15,8 @@ same() {  # same NAME FILE_A FILE_B: result JSON equal once timings are removed
   then echo "ok   $1"; else echo "FAIL $1: $2 and $3 differ"; fails=$((fails+1)); fi
 }
 
-# 1. Same results as one process with 2 ranks. (3 ranks: the whole quick profile under 3 ranks, Theorem 1 included,
-#    is compared with the quick baseline, a one-process run, exactly, by regress.quick_baseline.)
+# 1. Same results as one process with 2 ranks (3 ranks: section 2 below; and the whole quick profile under 3 ranks,
+#    Theorem 1 included, is compared exactly with the quick baseline, a one-process run, by regress.quick_baseline).
 "$cli" all --only thm3 --out "$work/plain2" >/dev/null 2>&1 || { echo "FAIL plain all --only thm3"; exit 1; }
 "$mpirun" -np 2 "$mpi_cli" all --only thm3 --out "$work/mpi2" >/dev/null 2>&1 || { echo "FAIL mpirun -np 2 all --only thm3"; exit 1; }
 same "all --only thm3: mpirun -np 2 = one process" "$work/plain2/results.json" "$work/mpi2/results.json"
