@@ -3,6 +3,7 @@
 #include "numerics/util/errors.hpp"
 #include "reports/text_format.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <optional>
@@ -18,6 +19,8 @@ struct Evidence {
   Grade grade = Grade::Exact;
   std::string figure;
   std::string note;  // why its verdict was set aside (a control that shows the effect too)
+  bool controlled = false;  // a control of it ran and did not show the effect (it separates from its control)
+  bool certified_grade() const { return grade == Grade::Certified || grade == Grade::Exact; }
 };
 
 const SuiteResult* find_suite(const std::vector<SuiteResult>* all, const std::string& id) {
@@ -52,20 +55,24 @@ std::optional<Evidence> find_evidence(const std::string& claim, const std::strin
       if ("series:" + s.id == id) {
         require_evidence(claim, ref, s.role, s.route, s.one_sided);
         if (!s.band) throw ContractError("settle_claims", "claim " + claim + ": series " + ref + " has no band");
-        return Evidence{ref, s.verdict, Grade::Fitted, series_figure(s), ""};
+        return Evidence{ref, s.verdict, Grade::Fitted, series_figure(s), "", false};
       }
     return std::nullopt;
   }
   for (const auto& c : suite->checks)
     if (c.id == id) {
       require_evidence(claim, ref, c.role, c.route, c.one_sided);
-      Evidence e{ref, c.verdict, c.grade, check_figure(c), ""};
+      Evidence e{ref, c.verdict, c.grade, check_figure(c), "", false};
       // A control that shows the effect too: the check cannot tell, whatever its own verdict.
-      for (const auto& k : suite->checks)
-        if (k.role == CheckRole::Control && k.control_of == id && k.verdict == Verdict::Pass && e.verdict == Verdict::Pass) {
+      for (const auto& k : suite->checks) {
+        if (k.role != CheckRole::Control || k.control_of != id) continue;
+        if (k.verdict == Verdict::Pass && e.verdict == Verdict::Pass) {
           e.verdict = Verdict::Inconclusive;
           e.note = "its control " + k.id + " shows the effect too";
+        } else if (k.verdict != Verdict::Pass) {
+          e.controlled = true;
         }
+      }
       return e;
     }
   return std::nullopt;
@@ -145,48 +152,81 @@ void settle_claims(SuiteResult& r, const std::vector<SuiteResult>* all) {
       c.reason = c.undecided.empty() ? "nothing here decides it" : c.undecided;
       continue;
     }
-    std::vector<Evidence> found;
-    std::vector<std::string> missing, refuting, not_reproduced, undecided;
-    bool certified_grade = false;
     const std::vector<std::string> refs = expanded(c.evidence, r, all);
-    const std::string figure_ref = expanded({c.figure_check.empty() ? c.evidence.front() : c.figure_check}, r, all).front();
+    // The figure is named, never the first check by default, and it is one of the claim's own evidence checks.
+    if (c.figure_check.empty())
+      throw ContractError("settle_claims", "claim " + c.id + " does not name the evidence check whose figure carries it");
+    const std::string figure_ref = expanded({c.figure_check}, r, all).front();
+    if (std::find(refs.begin(), refs.end(), figure_ref) == refs.end())
+      throw ContractError("settle_claims", "claim " + c.id + ": its figure check " + c.figure_check + " is not its evidence");
+    std::vector<std::string> missing, refuting, not_reproduced, undecided, uncontrolled;
+    bool all_certified_grade = true;
     for (const auto& ref : refs) {
       const auto e = find_evidence(c.id, ref, r, all);
       if (!e) {
         missing.push_back(ref);
         continue;
       }
-      certified_grade |= e->grade == Grade::Certified || e->grade == Grade::Exact;
-      if (e->verdict == Verdict::Fail) (e->grade == Grade::Fitted ? not_reproduced : refuting).push_back(ref);
+      all_certified_grade &= e->certified_grade();
+      if (e->verdict == Verdict::Fail) (e->certified_grade() ? refuting : not_reproduced).push_back(ref);
       else if (e->verdict == Verdict::Inconclusive) undecided.push_back(e->note.empty() ? ref : ref + " (" + e->note + ")");
-      found.push_back(*e);
+      else if (!e->certified_grade() && !e->controlled) uncontrolled.push_back(ref);
       if (ref == figure_ref) c.figure = e->figure;
     }
+    // The rules of docs/claims.md §1, in order.
     if (!refuting.empty()) {
       c.status = ClaimStatus::Refuted;
-      c.reason = "failed: " + joined(refuting);
+      c.reason = "a certified or exact check failed (a counterexample, or a defect the check exposes): " + joined(refuting);
     } else if (!missing.empty()) {
       c.status = ClaimStatus::Open;
       c.reason = "its evidence did not run: " + joined(missing);
     } else if (!not_reproduced.empty()) {
       c.status = ClaimStatus::Open;
       c.reason = "not reproduced at this budget: " + joined(not_reproduced) +
-                 " failed (a fitted check bounds what training reached, so it cannot refute the claim)";
+                 " failed (a fitted or sampled check is not a certified counterexample, so it cannot refute the claim)";
     } else if (!undecided.empty()) {
       c.status = ClaimStatus::Open;
       c.reason = "undecided: " + joined(undecided);
+    } else if (c.certifiable && all_certified_grade) {
+      c.status = ClaimStatus::Certified;
+      c.reason = "every evidence check is certified or exact and passed: " + joined(refs);
+    } else if (!uncontrolled.empty()) {
+      c.status = ClaimStatus::Open;
+      c.reason = "fitted or sampled evidence without a control it separates from: " + joined(uncontrolled);
     } else {
-      c.status = c.certifiable && certified_grade ? ClaimStatus::Certified : ClaimStatus::Supported;
-      c.reason = "every evidence check passed: " + joined(refs);
+      c.status = ClaimStatus::Supported;
+      c.reason = "every evidence check passed, each fitted or sampled one against a control that did not show the "
+                 "effect: " + joined(refs);
+    }
+  }
+}
+
+void require_distinct_figures(const std::vector<SuiteResult>& results) {
+  std::map<std::string, std::string> by_check;  // "SUITE/ID" → the claim whose figure it is
+  for (const auto& r : results) {
+    if (r.legacy) continue;
+    for (const auto& c : r.claims) {
+      if (c.figure_check.empty()) continue;
+      const std::string ref = c.figure_check.find('/') == std::string::npos ? r.suite + "/" + c.figure_check : c.figure_check;
+      const auto [it, fresh] = by_check.emplace(ref, c.id);
+      if (!fresh)
+        throw ContractError("settle_claims", "claims " + it->second + " and " + c.id + " show the same figure (" + ref +
+                                                 "): each claim names a figure of its own");
     }
   }
 }
 
 void settle_all_claims(std::vector<SuiteResult>& results) {
+  require_distinct_figures(results);
   for (auto& r : results) settle_claims(r, &results);
 }
 
 void settle_loaded_claims(std::vector<SuiteResult>& results, const std::string& argument) {
+  try {
+    require_distinct_figures(results);
+  } catch (const ContractError& e) {
+    throw InputError(argument, std::string("its claims cannot be settled (") + e.what() + ")");
+  }
   for (auto& r : results) {
     try {
       settle_claims(r, &results);

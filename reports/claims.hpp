@@ -4,12 +4,16 @@
 //
 //   no evidence                                   open      (the claim says why nothing here decides it)
 //   an evidence check that passes, its control too undecided (the check cannot tell the effect from its control)
-//   a certified, exact or sampled check fails     refuted   (a counterexample, or a defect the check exposes)
-//   a fitted check fails                          open      (not reproduced: training bounds cost from above only,
-//                                                            so a fit never refutes a claim about what can be done)
-//   an evidence check is inconclusive             open
-//   every evidence check passes                   certified when the claim is certifiable and certified-grade
-//                                                 evidence decides it; else supported
+//   a certified or exact check fails              refuted   (a counterexample, or a defect the check exposes)
+//   a fitted or sampled check fails               open      (not reproduced: not a certified counterexample)
+//   an evidence check is inconclusive             open      (among them every check that compared nothing)
+//   every evidence check passes, each certified   certified (when the claim is certifiable: a class or a domain)
+//     or exact
+//   every evidence check passes, each fitted or   supported
+//     sampled one against a control it separates
+//     from
+//   otherwise                                     open      (fitted or sampled evidence without such a control)
+// A claim names the evidence check whose figure carries it (Claim::figure_check); two claims never share one.
 #include "reports/result.hpp"
 
 #include <string>
@@ -23,8 +27,10 @@ namespace infoflow {
 /// self-check or by a check that cannot fail.
 void settle_claims(SuiteResult& r, const std::vector<SuiteResult>* all = nullptr);
 
-/// settle_claims on every result, each with all of them available for evidence in other suites.
+/// settle_claims on every result, each with all of them available for evidence in other suites. Throws ContractError
+/// when two claims name the same figure check (each row of the ledger shows a figure of its own).
 void settle_all_claims(std::vector<SuiteResult>& results);
+void require_distinct_figures(const std::vector<SuiteResult>& results);
 /// settle_all_claims on results read from files (`report`, `regress`, `--baseline`): what would be a programming error
 /// in a run (a claim on a self-check, evidence without a route) is the file's fault there, an InputError naming
 /// `argument` and the suite.

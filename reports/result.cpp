@@ -182,6 +182,9 @@ json to_json(const SuiteResult& r) {
     if (c.one_sided) cj["one_sided"] = true;
     cj["role"] = role_name(c.role);
     if (!c.route.empty()) cj["route"] = c.route;
+    if (!c.claimed_by.empty()) cj["claimed_by"] = c.claimed_by;
+    if (!c.compared_by.empty()) cj["compared_by"] = c.compared_by;
+    if (c.compared >= 0) cj["compared"] = c.compared;
     if (!c.control_of.empty()) cj["control_of"] = c.control_of;
     if (!c.figure.empty()) cj["figure"] = c.figure;
     checks.push_back(cj);
@@ -236,6 +239,9 @@ SuiteResult suite_result_from_json(const json& j) {
       k.one_sided = c.value("one_sided", false);
       k.role = role_from_name(c.value("role", "evidence"));
       k.route = c.value("route", "");
+      k.claimed_by = c.value("claimed_by", "");
+      k.compared_by = c.value("compared_by", "");
+      k.compared = c.value("compared", -1L);
       k.control_of = c.value("control_of", "");
       k.figure = c.value("figure", "");
       r.checks.push_back(k);

@@ -48,6 +48,13 @@ struct Check {
   /// Evidence: the independent route the verdict compares against (a second implementation, exact rationals,
   /// another library, a published figure), in words. A claim is never settled by evidence without one.
   std::string route = {};
+  /// Evidence: the route as data. The function (or stored figure) that computes the thing the claim is about, and
+  /// the one that computes what it is compared with; they must differ (docs/claims.md §2).
+  std::string claimed_by = {};
+  std::string compared_by = {};
+  /// How many items the check compared (points, models, families); −1 when it does not say. Evidence must say, and
+  /// evidence that compared nothing is inconclusive, never a pass.
+  long compared = -1;
   /// Control: the id of the check whose effect this control must not show.
   std::string control_of = {};
   /// The one readable figure of the check (at most 6 significant digits), computed by the run; "" when none.
@@ -59,12 +66,7 @@ inline Check with_role(Check c, CheckRole role) {
   c.role = role;
   return c;
 }
-/// An evidence check with its independent route.
-inline Check with_route(Check c, std::string route) {
-  c.role = CheckRole::Evidence;
-  c.route = std::move(route);
-  return c;
-}
+
 
 /// The status of a claim of the paper in this run (docs/claims.md).
 enum class ClaimStatus {

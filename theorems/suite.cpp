@@ -63,15 +63,40 @@ const CheckClass* class_of(const std::string& id, const std::vector<std::pair<st
 }
 }  // namespace
 
+void require_independent_route(const std::string& id, const CheckClass& c) {
+  if (c.route.empty() || c.claimed_by.empty() || c.compared_by.empty())
+    throw ContractError("classify_checks", "evidence " + id + " does not name its route (what computes the claimed "
+                                           "thing, what computes the comparison, and the route in words)");
+  if (c.claimed_by == c.compared_by)
+    throw ContractError("classify_checks", "evidence " + id + " compares " + c.claimed_by +
+                                           " with itself: a self-check, not an independent route");
+}
+
+void settle_compared(SuiteResult& r) {
+  for (auto& k : r.checks) {
+    if (k.role != CheckRole::Evidence) continue;
+    if (k.compared < 0)
+      throw ContractError("run_suite", "evidence " + k.id + " of suite " + r.suite + " does not say how many items it compared");
+    if (k.compared == 0 && k.verdict == Verdict::Pass) {
+      k.verdict = Verdict::Inconclusive;
+      r.notes.push_back("Evidence " + k.id + " compared nothing (0 items): inconclusive, not a pass.");
+    }
+  }
+}
+
 void classify_checks(SuiteResult& r, const std::vector<std::pair<std::string, CheckClass>>& classes) {
-  const auto apply = [&](const std::string& id, CheckRole& role, std::string& route, bool one_sided) {
+  const auto apply = [&](const std::string& id, CheckRole& role, std::string& route, bool one_sided) -> const CheckClass& {
     const CheckClass* c = class_of(id, classes);
     if (!c) throw ContractError("classify_checks", "check " + id + " of suite " + r.suite + " is not classified");
     role = one_sided ? CheckRole::Diagnostic : c->role;
     route = c->route;
+    if (role == CheckRole::Evidence) require_independent_route(id, *c);
+    return *c;
   };
   for (auto& k : r.checks) {
-    apply(k.id, k.role, k.route, k.one_sided);
+    const CheckClass& c = apply(k.id, k.role, k.route, k.one_sided);
+    k.claimed_by = k.role == CheckRole::Evidence ? c.claimed_by : "";
+    k.compared_by = k.role == CheckRole::Evidence ? c.compared_by : "";
     if (k.role == CheckRole::Control && k.control_of.empty())
       throw ContractError("classify_checks", "control " + k.id + " of suite " + r.suite + " names no check");
   }
@@ -97,6 +122,7 @@ SuiteResult run_suite(const SuiteInfo& suite, const SuiteContext& ctx) {
   ensure_directory(ctx.out_dir, "--out");
   const auto t0 = std::chrono::steady_clock::now();
   SuiteResult r = suite.run(ctx);
+  settle_compared(r);
   // The claims settled from this suite's own evidence (evidence in other suites is settled when the report is made).
   settle_claims(r);
   r.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

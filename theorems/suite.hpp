@@ -3,10 +3,12 @@
 // output folder) to a SuiteResult. theorems/README.md gives the recipe for adding one.
 #include "numerics/sweep/sweep_runner.hpp"
 #include "reports/result.hpp"
+#include "theorems/stage.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,8 @@ struct SuiteContext {
   std::string command;  // the command line that reproduces this run
   ProgressFn progress;
   std::map<std::string, std::string> options;  // suite options given on the command line, by name
+  /// Set by the mutation harness only: its record of the unmutated run's stages, to replay (theorems/stage.hpp).
+  std::shared_ptr<StageMemo> stages = nullptr;
   /// A checkpoint in out_dir whose fingerprint ties it to this seed, profile and build, and to `version`.
   SweepCheckpoint checkpoint(const std::string& name, const std::string& version) const;
 };
@@ -47,8 +51,14 @@ std::string settings_version(const std::string& version, const nlohmann::json& s
 struct CheckClass {
   CheckRole role = CheckRole::SelfCheck;
   std::string route = {};
+  std::string claimed_by = {};   // evidence: what computes the thing the claim is about
+  std::string compared_by = {};  // evidence: what computes the comparison (must differ from claimed_by)
 };
-inline CheckClass evidence(std::string route) { return {CheckRole::Evidence, std::move(route)}; }
+/// Evidence, with its route as data: `claimed_by` names the function (or stored figure) that computes what the claim is
+/// about, `compared_by` the one that computes what it is held against, `route` says it in words.
+inline CheckClass evidence(std::string claimed_by, std::string compared_by, std::string route) {
+  return {CheckRole::Evidence, std::move(route), std::move(claimed_by), std::move(compared_by)};
+}
 inline const CheckClass kControl{CheckRole::Control};
 inline const CheckClass kSelfCheck{CheckRole::SelfCheck};
 inline const CheckClass kDiagnostic{CheckRole::Diagnostic};
@@ -59,6 +69,11 @@ inline const CheckClass kDiagnostic{CheckRole::Diagnostic};
 /// banded series that no key matches is a ContractError: no check reaches a verdict unclassified. One-sided
 /// checks and series are diagnostics whatever the key says (they cannot fail, so they are never evidence).
 void classify_checks(SuiteResult& r, const std::vector<std::pair<std::string, CheckClass>>& classes);
+/// Throws ContractError unless evidence `id` names both sides of its route and they differ.
+void require_independent_route(const std::string& id, const CheckClass& c);
+/// Every evidence check must say how many items it compared (Check::compared); one that compared nothing and passed
+/// is made inconclusive (with a note): a check over nothing is no evidence. Throws ContractError when one does not say.
+void settle_compared(SuiteResult& r);
 
 struct SuiteInfo {
   std::string id;          // e.g. "thm1-depth-separation"

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -40,8 +41,10 @@ struct SuiteVerdicts {
   std::string error;                      // non-empty when the suite stopped
 };
 
-SuiteVerdicts run_one(const SuiteInfo& suite, const MutationOptions& o, const std::string& dir) {
+SuiteVerdicts run_one(const SuiteInfo& suite, const MutationOptions& o, const std::string& dir,
+                      std::shared_ptr<StageMemo> memo = nullptr) {
   SuiteContext ctx;
+  ctx.stages = std::move(memo);
   ctx.profile = Profile::Quick;
   ctx.seed = o.seed;
   ctx.threads = o.threads;
@@ -102,13 +105,16 @@ std::vector<std::string> MutationReport::unkilled_checks() const {
   return out;
 }
 
+bool MutationReport::outside(const std::string& check, const std::string& mutant) const {
+  const auto it = computation_reads.find(check);
+  const MutantInfo* m = find_mutant(mutant);
+  return it != computation_reads.end() && m && !it->second.contains(m->id);
+}
+
 bool MutationReport::killed_from_outside(const std::string& check) const {
   const auto it = killed_by.find(check);
   if (it == killed_by.end()) return false;
-  for (const auto& name : it->second)
-    for (const auto& m : all_mutants())
-      if (m.name == name && std::find(m.inside.begin(), m.inside.end(), check) == m.inside.end()) return true;
-  return false;
+  return std::any_of(it->second.begin(), it->second.end(), [&](const std::string& m) { return outside(check, m); });
 }
 
 std::vector<std::string> MutationReport::evidence_without_outside_killer() const {
@@ -121,17 +127,30 @@ std::vector<std::string> MutationReport::evidence_without_outside_killer() const
 MutationReport run_mutation_harness(const MutationOptions& o) {
   namespace fs = std::filesystem;
   MutationReport rep;
-  std::set<std::string> needed;
-  for (const auto& m : all_mutants())
-    for (const auto& s : m.suites) needed.insert(s);
   std::vector<const SuiteInfo*> suites;
-  for (const auto& s : all_suites())
-    if (!o.quick || needed.count(s.id)) suites.push_back(&s);
+  for (const auto& s : o.suites.empty() ? all_suites() : o.suites) suites.push_back(&s);
 
+  // The unmutated run, recording which switches each suite, stage and check computation reads.
   set_active_mutant(Mutant::None);
   std::map<std::string, SuiteVerdicts> base;
+  std::map<std::string, MutantSet> suite_reads;
+  std::map<std::string, std::shared_ptr<StageMemo>> memos;
   for (const SuiteInfo* s : suites) {
-    base[s->id] = run_one(*s, o, (fs::path(o.out_dir) / "baseline" / s->id).string());
+    auto memo = std::make_shared<StageMemo>();
+    set_mutant_read_recording(true);
+    clear_recorded_check_reads();
+    {
+      const ReadScope whole;
+      memo->start_recording();
+      base[s->id] = run_one(*s, o, (fs::path(o.out_dir) / "baseline" / s->id).string(), memo);
+      memo->finish_recording();
+      suite_reads[s->id] = whole.reads();
+    }
+    set_mutant_read_recording(false);
+    for (const auto& [check, reads] : recorded_check_reads()) rep.computation_reads[s->id + "/" + check] = reads;
+    memos[s->id] = memo;
+    for (const auto& [stage, reads] : memo->stage_reads()) rep.stage_reads[s->id + "/" + stage] = reads;
+    if (!memo->unstaged_reads().empty()) rep.stage_reads[s->id + "/(outside stages)"] = memo->unstaged_reads();
     if (!base[s->id].error.empty())
       throw NumericError("mutants: the unmutated suite " + s->id + " stopped: " + base[s->id].error);
     for (const auto& [id, v] : base[s->id].checks) {
@@ -159,10 +178,21 @@ MutationReport run_mutation_harness(const MutationOptions& o) {
     std::fprintf(stderr, "%s [mutants] %zu/%zu %s: %s\n", ProgressPrinter::timestamp().c_str(), index, total,
                  m.name.c_str(), m.defect.c_str());
     for (const SuiteInfo* s : suites) {
-      if (o.quick && std::find(m.suites.begin(), m.suites.end(), s->id) == m.suites.end()) continue;
+      // A suite whose unmutated run never read the switch computes exactly what it computed then.
+      if (o.quick && !suite_reads.at(s->id).contains(m.id)) continue;
       const fs::path dir = fs::path(o.out_dir) / m.name / s->id;
       if (m.after_sweeps) copy_checkpoints(fs::path(o.out_dir) / "baseline" / s->id, dir);
-      const SuiteVerdicts v = run_one(*s, o, dir.string());
+      std::shared_ptr<StageMemo> memo;
+      if (o.quick) {
+        memo = memos.at(s->id);
+        memo->start_replay(m.id);
+      }
+      const SuiteVerdicts v = run_one(*s, o, dir.string(), memo);
+      ++out.suites_run;
+      if (memo) {
+        out.stages_replayed += memo->replayed();
+        out.stages_run += memo->recomputed();
+      }
       if (!v.error.empty()) out.stopped.push_back(s->id + ": " + v.error);
       for (const auto& [id, verdict] : v.checks) {
         const std::string key = s->id + "/" + id;
@@ -175,6 +205,9 @@ MutationReport run_mutation_harness(const MutationOptions& o) {
       }
     }
     set_active_mutant(Mutant::None);
+    if (o.quick)
+      std::fprintf(stderr, "%s [mutants]   %d suite(s) read its switch; stages run %d, replayed %d\n",
+                   ProgressPrinter::timestamp().c_str(), out.suites_run, out.stages_run, out.stages_replayed);
     rep.outcomes.push_back(out);
   }
   return rep;
@@ -184,23 +217,28 @@ json MutationReport::to_json() const {
   json mutants = json::array();
   for (const auto& m : outcomes)
     mutants.push_back({{"mutant", m.mutant.name}, {"defect", m.mutant.defect}, {"caught", m.caught()},
-                       {"killed", m.killed}, {"stopped", m.stopped}});
+                       {"killed", m.killed}, {"stopped", m.stopped}, {"suites_run", m.suites_run},
+                       {"stages_run", m.stages_run}, {"stages_replayed", m.stages_replayed}});
   json checks = json::array();
   for (const auto& c : this->checks) {
     const auto it = killed_by.find(c);
-    json outside = json::array(), inside = json::array();
+    json outside_by = json::array(), inside_by = json::array();
     if (it != killed_by.end())
-      for (const auto& name : it->second)
-        for (const auto& m : all_mutants())
-          if (m.name == name) (std::find(m.inside.begin(), m.inside.end(), c) == m.inside.end() ? outside : inside).push_back(name);
+      for (const auto& name : it->second) (outside(c, name) ? outside_by : inside_by).push_back(name);
+    const auto reads = computation_reads.find(c);
     checks.push_back({{"check", c}, {"role", role_name(roles.at(c))}, {"baseline", verdict_name(baseline.at(c))},
                       {"killed_by", it == killed_by.end() ? json::array() : json(it->second)},
-                      {"killed_from_outside_by", outside}, {"killed_from_inside_by", inside}});
+                      {"computation_recorded", reads != computation_reads.end()},
+                      {"computation_reads", reads == computation_reads.end() ? json::array() : json(reads->second.names())},
+                      {"killed_from_outside_by", outside_by}, {"killed_from_inside_by", inside_by}});
   }
   json controls_json = json::array();
   for (const auto& c : controls) controls_json.push_back({{"check", c}, {"verdict", verdict_name(baseline.at(c))}});
+  json stages = json::object();
+  for (const auto& [stage, reads] : stage_reads) stages[stage] = reads.names();
   return {{"mutants", mutants},
           {"checks", checks},
+          {"stage_reads", stages},
           {"controls", controls_json},
           {"one_sided", one_sided},
           {"uncaught_mutants", uncaught_mutants()},
@@ -230,7 +268,16 @@ std::string MutationReport::table() const {
   for (const auto& c : checks) evidence += roles.at(c) == CheckRole::Evidence;
   const auto lonely = evidence_without_outside_killer();
   o << (evidence - lonely.size()) << " of " << evidence << " evidence checks killed by a mutant outside their own computation\n";
-  for (const auto& c : lonely) o << "EVIDENCE NOT KILLED FROM OUTSIDE ITS COMPUTATION: " << c << "\n";
+  for (const auto& c : lonely)
+    o << "EVIDENCE NOT KILLED FROM OUTSIDE ITS COMPUTATION: " << c
+      << (computation_reads.count(c) ? "" : " (its computation is not recorded: no CheckComputation names it)") << "\n";
+  for (const auto& c : checks)
+    if (roles.at(c) == CheckRole::Evidence && killed_by.count(c)) {
+      o << "  " << c << ":";
+      for (const auto& m : killed_by.at(c))
+        o << " " << m << (outside(c, m) ? " (outside: switch not read by the check)" : " (inside)");
+      o << "\n";
+    }
   for (const auto& c : controls)
     o << "control " << c << ": " << verdict_name(baseline.at(c))
       << (baseline.at(c) == Verdict::Pass ? " (shows the effect too: its check is left undecided)" : " (does not show the effect)") << "\n";

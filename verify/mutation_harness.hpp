@@ -15,7 +15,12 @@
 namespace infoflow {
 
 struct MutationOptions {
-  bool quick = false;  // each mutant on the suites it targets only (else on every suite)
+  /// Each mutant only on the suites whose unmutated run read its switch, and within them only the stages that read
+  /// it (the others replayed from the unmutated run, theorems/stage.hpp): the same verdicts as the full harness, by
+  /// determinism. Else every mutant on every suite, every stage run.
+  bool quick = false;
+  /// The suites to run (default: every registered suite); a test plants its own.
+  std::vector<SuiteInfo> suites = {};
   std::uint64_t seed = 20260529;
   int threads = 1;
   std::string out_dir;
@@ -26,6 +31,9 @@ struct MutantOutcome {
   MutantInfo mutant;
   std::vector<std::string> killed;   // "suite/check" (or "suite/fact:id") that fail only under the mutant
   std::vector<std::string> stopped;  // suites that stopped with an error under the mutant
+  int suites_run = 0;                // suites run under it (the rest never read its switch)
+  int stages_replayed = 0;           // stages taken from the unmutated run (they never read its switch)
+  int stages_run = 0;
   bool caught() const { return !killed.empty(); }
 };
 
@@ -38,10 +46,19 @@ struct MutationReport {
   std::map<std::string, CheckRole> roles;           // every check's role
   std::vector<MutantOutcome> outcomes;
   std::map<std::string, std::vector<std::string>> killed_by;  // check → mutants that made it fail
+  /// The switches each check's own computation (CheckComputation) read in the unmutated run, by "suite/check"; a
+  /// check absent here has no recorded computation.
+  std::map<std::string, MutantSet> computation_reads;
+  /// The switches each suite's stages read in the unmutated run, by "suite/stage" ("suite/(outside stages)" for reads
+  /// in no stage).
+  std::map<std::string, MutantSet> stage_reads;
 
   int uncaught_mutants() const;
   std::vector<std::string> unkilled_checks() const;
-  /// Whether some mutant that kills `check` lies outside its own computation (MutantInfo::inside).
+  /// Whether `mutant` lies outside `check`'s own computation: the check's computation was recorded and never read
+  /// its switch.
+  bool outside(const std::string& check, const std::string& mutant) const;
+  /// Whether some mutant that kills `check` lies outside its own computation.
   bool killed_from_outside(const std::string& check) const;
   /// Evidence checks no mutant outside their own computation kills: they have not been shown to bite.
   std::vector<std::string> evidence_without_outside_killer() const;

@@ -1,15 +1,106 @@
 #include "numerics/util/mutation.hpp"
 
+#include "numerics/util/errors.hpp"
+
 #include <atomic>
+#include <mutex>
 
 namespace infoflow {
 
 namespace {
 std::atomic<Mutant> g_active{Mutant::None};
+
+// Read recording. A scope owns a slot while it is open; a read sets its bit in every open slot. 32 slots: scopes nest
+// a few deep (a stage, a check), and a sweep's worker threads may each hold one.
+constexpr int kSlots = 32;
+struct Slot {
+  std::atomic<std::uint64_t> bits[2];
+};
+Slot g_slots[kSlots];
+std::atomic<std::uint32_t> g_open{0};
+std::atomic<bool> g_recording{false};
+
+std::mutex g_check_mutex;
+std::map<std::string, MutantSet>& check_reads() {
+  static std::map<std::string, MutantSet> m;
+  return m;
 }
+
+int open_slot() {
+  std::uint32_t open = g_open.load(std::memory_order_acquire);
+  for (;;) {
+    if (open == ~std::uint32_t{0}) throw ContractError("ReadScope", "more than 32 read scopes open at once");
+    const int i = __builtin_ctz(~open);
+    g_slots[i].bits[0].store(0, std::memory_order_relaxed);
+    g_slots[i].bits[1].store(0, std::memory_order_relaxed);
+    if (g_open.compare_exchange_weak(open, open | (std::uint32_t{1} << i), std::memory_order_acq_rel)) return i;
+  }
+}
+}  // namespace
 
 Mutant active_mutant() { return g_active.load(std::memory_order_relaxed); }
 void set_active_mutant(Mutant m) { g_active.store(m, std::memory_order_relaxed); }
+
+void set_mutant_read_recording(bool on) { g_recording.store(on, std::memory_order_release); }
+bool mutant_read_recording() { return g_recording.load(std::memory_order_relaxed); }
+
+void note_mutant_read(Mutant m) {
+  const unsigned index = static_cast<unsigned>(m);
+  const unsigned word = index / 64;
+  const std::uint64_t bit = std::uint64_t{1} << (index % 64);
+  for (std::uint32_t open = g_open.load(std::memory_order_acquire); open; open &= open - 1) {
+    std::atomic<std::uint64_t>& w = g_slots[__builtin_ctz(open)].bits[word];
+    // Test first: a hot loop reads the same switch millions of times, and a store on every one would make the
+    // threads fight over the cache line.
+    if (!(w.load(std::memory_order_relaxed) & bit)) w.fetch_or(bit, std::memory_order_relaxed);
+  }
+}
+
+ReadScope::ReadScope() {
+  if (mutant_read_recording()) slot_ = open_slot();
+}
+
+ReadScope::~ReadScope() {
+  if (slot_ >= 0) g_open.fetch_and(~(std::uint32_t{1} << slot_), std::memory_order_acq_rel);
+}
+
+MutantSet ReadScope::reads() const {
+  if (slot_ < 0) return {};
+  return MutantSet::from_words({g_slots[slot_].bits[0].load(std::memory_order_acquire),
+                                g_slots[slot_].bits[1].load(std::memory_order_acquire)});
+}
+
+CheckComputation::CheckComputation(std::string check_id) : id_(std::move(check_id)) {}
+
+CheckComputation::~CheckComputation() {
+  if (!scope_.active()) return;
+  const MutantSet reads = scope_.reads();
+  const std::lock_guard<std::mutex> lock(g_check_mutex);
+  check_reads()[id_] |= reads;
+}
+
+std::map<std::string, MutantSet> recorded_check_reads() {
+  const std::lock_guard<std::mutex> lock(g_check_mutex);
+  return check_reads();
+}
+
+void clear_recorded_check_reads() {
+  const std::lock_guard<std::mutex> lock(g_check_mutex);
+  check_reads().clear();
+}
+
+std::vector<std::string> MutantSet::names() const {
+  std::vector<std::string> out;
+  for (const auto& m : all_mutants())
+    if (contains(m.id)) out.push_back(m.name);
+  return out;
+}
+
+const MutantInfo* find_mutant(const std::string& name) {
+  for (const auto& m : all_mutants())
+    if (m.name == name) return &m;
+  return nullptr;
+}
 
 const std::vector<MutantInfo>& all_mutants() {
   static const std::vector<MutantInfo> list = {
@@ -36,19 +127,18 @@ const std::vector<MutantInfo>& all_mutants() {
       {Mutant::ClosestPairSecondBest, "closest-pair-not-closest",
        "the closest-pair search reports a pair 10% farther apart than the closest", {"thm3-aggregation-decoding"}},
       {Mutant::FitterSlopeBias, "fitter-slope-bias", "every fitted slope and its intervals shifted by +0.1",
-       {"lemmas", "thm3-aggregation-decoding"}, false, {"lemmas/fitter.synthetic-coverage", "lemmas/series:fitter-synthetic"}},
+       {"lemmas", "thm3-aggregation-decoding"}},
       {Mutant::PlannerRetrievalGrows, "planner-retrieval-grows", "the planner prices max-retrieval as growing with T",
        {"infoflow-framework"}},
       {Mutant::L3FamilyReversed, "l3-family-reversed",
        "L3's family error computed with the two groups' scores swapped", {"thm2-kth-retrieval"}},
       {Mutant::GibbsSimpleBoundHalved, "gibbs-simple-bound-halved", "L1's simple bound (T-1)/(e beta) computed as half",
-       {"lemmas"}, false, {"lemmas/L1.simple-bound-dominates"}},
-      {Mutant::L2BoundHalved, "l2-bound-halved", "L2's off-arg-max weight bound computed as half", {"lemmas"}, false,
-       {"lemmas/L2.off-argmax-weight"}},
+       {"lemmas"}},
+      {Mutant::L2BoundHalved, "l2-bound-halved", "L2's off-arg-max weight bound computed as half", {"lemmas"}},
       {Mutant::RankWeightThreshold, "rank-weight-threshold", "L3's rank-weight excess measured against 1/(k+1), not 1/k",
-       {"lemmas", "thm2-kth-retrieval"}, false, {"lemmas/L3.rank-weights", "thm2-kth-retrieval/L3.random-monotone-scores"}},
+       {"lemmas", "thm2-kth-retrieval"}},
       {Mutant::L5BoundHalved, "l5-bound-halved", "L5's interpolation error bound (b-a)^2/(4m^2) computed as half",
-       {"lemmas"}, false, {"lemmas/L5.interpolant-error"}},
+       {"lemmas"}},
       {Mutant::ArbExpDropsRadius, "arb-exp-drops-radius", "arb's exp evaluated at 53 bits with its radius dropped",
        {"lemmas"}},
       {Mutant::ConstructionExtraPiece, "construction-extra-piece",
@@ -56,8 +146,7 @@ const std::vector<MutantInfo>& all_mutants() {
       {Mutant::FitterSkipsSolve, "fitter-skips-solve", "the model and decoder fitters keep their initial models",
        {"thm1-depth-separation", "thm2-kth-retrieval", "thm3-aggregation-decoding"}},
       {Mutant::KernelDirectionPerturbed, "kernel-direction-perturbed",
-       "the linear map's kernel direction is off by 1e-3 in one coordinate", {"thm3-aggregation-decoding"}, false,
-       {"thm3-aggregation-decoding/linear-map.information-loss"}},
+       "the linear map's kernel direction is off by 1e-3 in one coordinate", {"thm3-aggregation-decoding"}},
       {Mutant::WitnessGapRelaxed, "witness-gap-relaxed", "the witness search accepts target gaps of 1.5 eps, not 3 eps",
        {"thm1-depth-separation", "thm2-kth-retrieval"}},
       {Mutant::PlannerIgnoresSpecific, "planner-ignores-specific",
@@ -67,16 +156,14 @@ const std::vector<MutantInfo>& all_mutants() {
       {Mutant::CountsAffineAsFfn, "counts-affine-as-ffn", "M_ffn also counts the affine encoder and readout",
        {"thm1-depth-separation", "thm2-kth-retrieval"}},
       {Mutant::PackingWithoutNormaliser, "packing-without-normaliser",
-       "the class packing container forgets the normaliser: dimension hn instead of h(n+1)", {"thm1-depth-separation"},
-       false, {"thm1-depth-separation/class-bound.slope"}},
+       "the class packing container forgets the normaliser: dimension hn instead of h(n+1)", {"thm1-depth-separation"}},
       {Mutant::CompletionFamilyUnchecked, "completion-family-unchecked",
        "the completion family is declared certified with a range 4x wider than its conditions allow",
-       {"thm1-depth-separation"}, false, {"thm1-depth-separation/class-bound.family-certified"}},
+       {"thm1-depth-separation"}},
       {Mutant::DilutionBoundDoubled, "dilution-bound-doubled", "the one-head dilution bound is computed as (1 - 2 eps) T",
        {"thm1-depth-separation"}},
       {Mutant::CompletionSlackSignFlipped, "completion-slack-sign-flipped",
-       "the completion family's z_j.x_k condition is evaluated with its sign flipped", {"thm1-depth-separation"}, false,
-       {"thm1-depth-separation/class-bound.family-certified"}},
+       "the completion family's z_j.x_k condition is evaluated with its sign flipped", {"thm1-depth-separation"}},
       {Mutant::PackingGridStuckAtTwo, "packing-grid-stuck-at-two", "the packing bound's grid search returns G = 2 only",
        {"thm1-depth-separation", "thm2-kth-retrieval"}},
       {Mutant::ValueNormSkipsEncoder, "value-norm-skips-encoder",
@@ -92,7 +179,7 @@ const std::vector<MutantInfo>& all_mutants() {
       {Mutant::ClassCapDropsWidth, "class-cap-drops-width",
        "the largest readout L·R of a [-1, 1] model is computed without the readout width, so the certified lower "
        "curve of the sandwich is too high",
-       {"thm1-depth-separation"}, false, {"thm1-depth-separation/class-fits.cap-attained"}},
+       {"thm1-depth-separation"}},
       {Mutant::EpsLowerReturnsLr, "eps-lower-returns-lr",
        "the inverted class bound returns the bound's L·R value (a double like any other) where its eps was meant",
        {"thm1-depth-separation"}},
@@ -130,6 +217,14 @@ const std::vector<MutantInfo>& all_mutants() {
        "taken with each weight fixed at its lower end, a mass below 1, so certify's box enclosures miss values where "
        "the softmax is mixed",
        {"thm2-kth-retrieval"}},
+      {Mutant::ContinuityFloorWholeRange, "continuity-floor-whole-range",
+       "the continuity floor (no continuous one-layer model below it) taken as the completion family's whole range, not "
+       "half of it, so it claims twice what Lebesgue's theorem gives",
+       {"thm1-depth-separation"}},
+      {Mutant::CodeModelDropsDigit, "code-model-drops-digit",
+       "the code model's readout Lipschitz bound d*G^(T*d) computed with one base-G digit too few, so the certified "
+       "upper side of the single-layer cost is G times too small",
+       {"thm1-depth-separation"}},
   };
   return list;
 }

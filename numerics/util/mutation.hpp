@@ -3,6 +3,9 @@
 // is a small, plausible bug compiled in behind a run-time switch. Only the harness ever sets the switch;
 // with no mutant active every site below is a no-op. The harness runs the suites once per mutant and
 // records which checks fail: a check no mutant can make fail is a check that cannot fail.
+#include <array>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,6 +59,9 @@ enum class Mutant {
   SoftmaxCoefficientQuartered,  // the softmax derivative's coefficient w_t·w_s taken as a quarter of itself (certify)
   RoundingWeightTermTenth,      // the float64 rounding bound's softmax weight-error term taken a tenth of itself
   ConvexCombinationWeightsAtLowerEnds,  // the attention output's simplex range with each weight at its lower end
+  ContinuityFloorWholeRange,    // the continuity floor taken as the family's whole range, not half of it
+  CodeModelDropsDigit,          // the code model's Lipschitz bound counts one base-G digit too few
+  Count,                        // not a mutant: the number of enumerators (MutantSet's size)
 };
 
 struct MutantInfo {
@@ -66,18 +72,92 @@ struct MutantInfo {
   /// The defect acts only after every sweep point is computed (in how finished records are read), so the harness
   /// reuses the unmutated run's checkpoints instead of recomputing identical points.
   bool after_sweeps = false;
-  /// The checks ("suite/check-id") whose own computation the defect edits: the line the check recomputes and
-  /// compares (a bound halved where the check recomputes the bound). Killing such a check shows it is wired, not
-  /// that it bites; docs/mutation.md asks every evidence check to be killed by a mutant outside this list.
-  std::vector<std::string> inside = {};
+  // Whether the defect sits inside a check's own computation is not declared here: the harness measures it (the
+  // switches each CheckComputation reads in the unmutated run).
 };
 
 /// Every mutant but None, in a fixed order.
 const std::vector<MutantInfo>& all_mutants();
+/// The mutant of that name, or nullptr.
+const MutantInfo* find_mutant(const std::string& name);
+
+/// A set of mutants (of their switches), one bit each.
+class MutantSet {
+ public:
+  void insert(Mutant m) { bits_[index(m) / 64] |= std::uint64_t{1} << (index(m) % 64); }
+  bool contains(Mutant m) const { return (bits_[index(m) / 64] >> (index(m) % 64)) & 1u; }
+  bool empty() const { return bits_[0] == 0 && bits_[1] == 0; }
+  MutantSet& operator|=(const MutantSet& o) {
+    bits_[0] |= o.bits_[0];
+    bits_[1] |= o.bits_[1];
+    return *this;
+  }
+  std::array<std::uint64_t, 2> words() const { return bits_; }
+  static MutantSet from_words(std::array<std::uint64_t, 2> w) {
+    MutantSet s;
+    s.bits_ = w;
+    return s;
+  }
+  /// The members' names, in all_mutants() order.
+  std::vector<std::string> names() const;
+
+ private:
+  static unsigned index(Mutant m) { return static_cast<unsigned>(m); }
+  std::array<std::uint64_t, 2> bits_{};
+};
+static_assert(static_cast<unsigned>(Mutant::Count) <= 128, "MutantSet holds 128 switches");
 
 Mutant active_mutant();
 /// Set before a run, never during one (the sites read it without synchronisation beyond an atomic).
 void set_active_mutant(Mutant m);
-inline bool mutated(Mutant m) { return active_mutant() == m; }
+
+// ---- Switch-read recording (docs/mutation.md, "Inside and outside, measured") ----
+// While recording is on, every `mutated(m)` call, from any thread, notes m in every open ReadScope. The harness turns
+// it on for the unmutated run only. What a scope collects is an over-approximation when scopes overlap in time on
+// several threads (a read is noted in every scope open at that moment), never an under-approximation: a switch read
+// while a scope is open is in its set.
+void set_mutant_read_recording(bool on);
+bool mutant_read_recording();
+void note_mutant_read(Mutant m);
+
+inline bool mutated(Mutant m) {
+  if (mutant_read_recording()) note_mutant_read(m);
+  return active_mutant() == m;
+}
+
+/// Collects the switches read while it is open. Inert (reads() empty) when recording was off when it opened.
+class ReadScope {
+ public:
+  ReadScope();
+  ~ReadScope();
+  ReadScope(const ReadScope&) = delete;
+  ReadScope& operator=(const ReadScope&) = delete;
+  /// What was read since it opened.
+  MutantSet reads() const;
+  bool active() const { return slot_ >= 0; }
+
+ private:
+  int slot_ = -1;
+};
+
+/// Marks the code that is a check's own computation: what the check computes to compare with the thing it judges
+/// (a certified error from a model's weights, the inverted bound, the verdict), not the thing judged (a construction,
+/// a family, a fitted model). The switches read inside are recorded under the check's id; a mutant whose switch the
+/// check's computation never reads is *outside* that check. Several scopes with one id add up.
+class CheckComputation {
+ public:
+  explicit CheckComputation(std::string check_id);
+  ~CheckComputation();
+  CheckComputation(const CheckComputation&) = delete;
+  CheckComputation& operator=(const CheckComputation&) = delete;
+
+ private:
+  std::string id_;
+  ReadScope scope_;
+};
+
+/// Every check id a CheckComputation recorded since the last clear, with the switches read inside.
+std::map<std::string, MutantSet> recorded_check_reads();
+void clear_recorded_check_reads();
 
 }  // namespace infoflow

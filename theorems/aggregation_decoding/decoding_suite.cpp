@@ -10,7 +10,8 @@ namespace {
 void classify_decoding(SuiteResult& r) {
   classify_checks(r, {
       {"closest-pairs.packing-bound-sharp-at-E1",
-       evidence("the lattice map's exact closest pair over every grid configuration (grid hashing, re-verified in arb), "
+       evidence("packing_bound (delta_N, the claimed packing)", "closest_pair on the lattice map (exact, arb)",
+                "the lattice map's exact closest pair over every grid configuration (grid hashing, re-verified in arb), "
                 "against delta_N")},
       // The pigeonhole bound recomputed on instances, the kernel of a linear map, the fits' bookkeeping, and the
       // packing bound's slope against its own closed form.
@@ -34,6 +35,7 @@ Claim decoding_claim() {
                "lattice map at E = 1",
       .evidence = {"closest-pairs.packing-bound-sharp-at-E1"},
       .certifiable = true,
+      .figure_check = "closest-pairs.packing-bound-sharp-at-E1",
   };
   return c;
 }

@@ -1,5 +1,7 @@
 #include "theorems/common/certify_model.hpp"
 
+#include "numerics/util/mutation.hpp"
+
 #include "numerics/certify/double_execution.hpp"
 #include "numerics/util/record_seal.hpp"
 #include "numerics/model/forward.hpp"
@@ -466,6 +468,9 @@ double sampled_sup_error(const Model& model, const std::string& target, int T, i
 }
 
 Check certify_agreement_check(const std::string& id, const std::vector<CertifyAgreementCase>& cases) {
+  // The check's own computation: the branch-and-bound and its audits. The cases (models, lemma bounds, sampled
+  // errors) are what it judges, made by the caller.
+  const CheckComputation own(id);
   Check c;
   c.id = id;
   c.grade = Grade::Certified;
@@ -513,6 +518,7 @@ Check certify_agreement_check(const std::string& id, const std::vector<CertifyAg
     derivatives += gradients.derivatives;
     if (!lower_ok || !upper_ok || audit.violations > 0 || gradients.violations > 0) c.verdict = Verdict::Fail;
   }
+  c.compared = static_cast<long>(cases.size());
   c.figure = std::to_string(cases.size()) + " construction(s): lower <= lemma certificate, upper >= sampled; " +
              std::to_string(violations) + " of " + std::to_string(audited) + " point values outside their box's enclosure, " +
              std::to_string(gradient_violations) + " of " + std::to_string(derivatives) +

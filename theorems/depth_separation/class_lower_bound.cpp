@@ -1,5 +1,8 @@
 #include "theorems/depth_separation/class_lower_bound.hpp"
 
+#include <optional>
+#include "numerics/util/mutation.hpp"
+
 #include "numerics/fit/exponent_fit.hpp"
 #include "numerics/lower_bounds/model_quantities.hpp"
 #include "numerics/lower_bounds/parameter_bound.hpp"
@@ -11,6 +14,7 @@
 #include "theorems/depth_separation/certify_construction.hpp"
 #include "theorems/depth_separation/min_dot_target.hpp"
 #include "theorems/depth_separation/realisability_gap.hpp"
+#include "theorems/depth_separation/single_layer_sandwich.hpp"
 #include "theorems/depth_separation/two_layer_construction.hpp"
 
 #include <algorithm>
@@ -41,7 +45,7 @@ std::vector<double> unit(int d, int i) {
 
 }  // namespace
 
-DilutionModelCheck check_model_against_dilution(const Model& model, int T) {
+DilutionModelCheck check_model_against_dilution(const Model& model, int T, const std::string& check_id) {
   if (model.arch.layers.size() != 1 || model.arch.head_count() != 1)
     throw InputError("--weights", "the dilution bound speaks of single-layer, one-head models");
   if (model.arch.d < 2) throw InputError("--weights", "the dilution family needs token dimension d >= 2");
@@ -49,6 +53,10 @@ DilutionModelCheck check_model_against_dilution(const Model& model, int T) {
   DilutionModelCheck c;
   c.T = T;
   c.positional = model.arch.positions > 0;
+  // The model's own quantities (its family error, L and R from its weights) are a check's own computation when a check
+  // names itself; the bound they are held against is computed after, outside it.
+  std::optional<CheckComputation> own;
+  if (!check_id.empty()) own.emplace(check_id);
   const ModelT<ArbBall> mb = convert_model<ArbBall>(model, Precision{kPrec});
   const std::vector<double> e1 = unit(d, 0), e2 = unit(d, 1);
   std::vector<std::vector<std::vector<ArbBall>>> inputs;
@@ -71,10 +79,11 @@ DilutionModelCheck check_model_against_dilution(const Model& model, int T) {
   c.lipschitz_upper = L.value;
   c.lipschitz_method = L.method;
   c.value_norm = head_value_norms_on_tokens(mb, convert_sequence<ArbBall>({e1, e2}, Precision{kPrec}), T).front();
+  c.lr = (ArbBall(c.lipschitz_upper, kPrec) * ArbBall(c.value_norm, kPrec)).upper();
+  own.reset();
   const double eps = std::max(c.family_error, 1e-300);
   c.bound = c.family_error < 0.5 ? dilution_lower_bound(T, eps, c.positional) : 0.0;
   if (c.positional && c.family_error < 0.5) c.bound_previous = dilution_lower_bound_minimiser(T, eps);
-  c.lr = (ArbBall(c.lipschitz_upper, kPrec) * ArbBall(c.value_norm, kPrec)).upper();
   c.respects = c.lr >= c.bound;
   return c;
 }
@@ -125,7 +134,12 @@ void sample_family(FamilyRow& row, int samples, std::uint64_t seed) {
   auto probe = [&](const std::vector<double>& theta) {
     for (int j = 0; j < p.m; ++j) {
       const auto X = completion_family_input(p, theta, j);
-      const double gap = std::fabs(MinPairwiseDot{}(X) - completion_family_value(p, theta, j));
+      const double formula = completion_family_value(p, theta, j);
+      // The check's own computation: the target computed directly (the family made the input and the formula).
+      const double gap = [&] {
+        const CheckComputation own("class-bound.family-sampled");
+        return std::fabs(MinPairwiseDot{}(X) - formula);
+      }();
       ++row.samples;
       if (gap > row.worst_gap) {
         row.worst_gap = gap;
@@ -249,7 +263,12 @@ void run_parameter_separation(const DepthSeparationConfig& cfg, const SharperCla
   const ClassBoundConfig& cb = cfg.class_bound;
   const std::vector<double>& grid = cb.parameter_eps;
   std::vector<double> construction_count(grid.size());
-  for (std::size_t i = 0; i < grid.size(); ++i) construction_count[i] = TwoLayerMinDotConstruction::parameters_for(cfg.d, grid[i]);
+  {
+    // The check's own computation: the construction's count, the side the class count is held against.
+    const CheckComputation own("depth-separation.parameters-certified");
+    for (std::size_t i = 0; i < grid.size(); ++i)
+      construction_count[i] = TwoLayerMinDotConstruction::parameters_for(cfg.d, grid[i]);
+  }
   auto least_count = [&](int T, int h, int n, double eps) {
     const double lr = sharper.at(T, {h, n}, eps).bound.lr_lower;
     return least_parameters_for_lr(BoundedWeightClass{cfg.d, T, h, n}, lr, kPrec).parameters;
@@ -347,6 +366,62 @@ void run_parameter_separation(const DepthSeparationConfig& cfg, const SharperCla
   r.checks.push_back(with_bounds(c, eps_star_params, false));
 }
 
+// Framework prediction (i), "one layer grows with T, two layers bounded", at one eps of the bound's grid (the one
+// nearest 1e-4): the certified class bound (one head, n = 1) at every T against the two-layer construction built at
+// that T, its L·R computed from its weights.
+void run_growth_in_T(const DepthSeparationConfig& cfg, const SharperClassBound& sharper, SuiteResult& r) {
+  const ClassBoundConfig& cb = cfg.class_bound;
+  double eps = cb.eps.front();
+  for (double e : cb.eps)
+    if (std::fabs(std::log(e / 1e-4)) < std::fabs(std::log(eps / 1e-4))) eps = e;
+  Check c;
+  c.id = "depth-separation.growth-in-T";
+  c.grade = Grade::Certified;
+  c.statement = "At eps = " + format_number(eps, 2) + ", one head, n = 1: the certified class bound on L*R rises strictly "
+                "with T over the T of the sweep where it is non-vacuous, the two-layer construction built at each T has "
+                "the same certified L*R (at most d + 1, whatever T), and at the largest T the class bound exceeds it";
+  Table t{"Growth in T at eps = " + format_number(eps, 2) + " (framework prediction (i)): one layer's certified lower "
+          "bound against the two-layer construction's certified L*R, built at each T",
+          {"T", "class bound (one head, n = 1)", "construction L*R"}, {}};
+  double previous = -INFINITY, construction_max = 0;
+  bool rises = true;
+  long compared = 0;
+  std::string lows;
+  double last_bound = 0;
+  int first_T = 0, last_T = 0;
+  for (int T : cb.T) {
+    const ClassPackingBound b = sharper.at(T, {1, 1}, eps).bound;
+    double lr = 0;
+    {
+      // The check's own computation: the construction at this T, certified, and its L·R from its weights.
+      const CheckComputation own(c.id);
+      const TwoLayerMinDotConstruction con(cfg.d, T, eps);
+      const MinDotCertificate cert = certify_two_layer_min_dot(con.model(), T, kPrec);
+      lr = construction_lr(con.model(), cfg.d, cert.interpolation);
+    }
+    construction_max = std::max(construction_max, lr);
+    ++compared;
+    t.rows.push_back({std::to_string(T), b.vacuous ? "vacuous" : fmt(b.lr_lower), fmt(lr)});
+    if (b.vacuous) continue;
+    rises &= b.lr_lower > previous;
+    previous = b.lr_lower;
+    if (first_T == 0) first_T = T, lows = fmt(b.lr_lower);
+    last_T = T, last_bound = b.lr_lower;
+  }
+  const bool bounded = construction_max <= cfg.d + 1.0;
+  const bool separated = last_T > 0 && last_bound > construction_max;
+  c.compared = compared;
+  c.verdict = rises && bounded && separated ? Verdict::Pass : Verdict::Fail;
+  c.measured = {{"rises", rises}, {"construction_max", construction_max}, {"bounded", bounded}, {"separated", separated}};
+  c.bound = "class bound strictly rising in T; construction L*R <= d + 1 at every T; class bound above it at the largest T";
+  if (last_T > 0)
+    c.figure = "eps = " + format_number(eps, 2) + ": one layer needs L*R >= " + lows + " (T = " + std::to_string(first_T) +
+               ") .. " + fmt(last_bound) + " (T = " + std::to_string(last_T) + "); two layers use <= " +
+               fmt(construction_max) + " at every T";
+  r.tables.push_back(t);
+  r.checks.push_back(c);
+}
+
 // Fitted single-layer models against the best certified bound at their own family error (docs/lower-bounds.md §3).
 void run_realisability(const DepthSeparationConfig& cfg, const SuiteContext& ctx, const std::map<int, FamilyRow>& tight,
                        SuiteResult& r) {
@@ -412,7 +487,13 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
   for (int T : cb.T) {
     FamilyRow row;
     row.T = T;
-    row.cert = certified_completion_family(T, ctx.seed);
+    {
+      const CompletionFamilyParams params =
+          completion_family_for(T - 1, derive_seed(ctx.seed, "family-m" + std::to_string(T - 1)));
+      // The check's own computation: every condition decided in arb (the parameters are what it judges).
+      const CheckComputation own("class-bound.family-certified");
+      row.cert = certify_completion_family(params);
+    }
     sample_family(row, cb.family_samples, derive_seed(ctx.seed, "family-samples-T" + std::to_string(T)));
     const auto& p = row.cert.params;
     ft.rows.push_back({std::to_string(T), fmt(p.r), fmt(p.s), fmt(p.rho), fmt(row.cert.output_range_lower),
@@ -436,7 +517,11 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
     FamilyRow row;
     row.T = m + 1;
     const CompletionFamilyParams stored = completion_family_for(m, derive_seed(ctx.seed, "family-m" + std::to_string(m)));
-    row.cert = certify_completion_family_at_vertices(tightened_completion_family(stored));
+    const CompletionFamilyParams tightened = tightened_completion_family(stored);
+    {
+      const CheckComputation own("class-bound.family-certified");
+      row.cert = certify_completion_family_at_vertices(tightened);
+    }
     sample_family(row, cb.family_samples, derive_seed(ctx.seed, "tight-family-samples-m" + std::to_string(m)));
     const auto& p = row.cert.params;
     tt.rows.push_back({std::to_string(m), fmt(p.rho), fmt(row.cert.output_range_lower), fmt(p.rho / stored.rho),
@@ -463,6 +548,11 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
     for (const auto& [T, row] : families) record("T=" + std::to_string(T), row);
     for (const auto& [m, row] : tight) record("tightened m'=" + std::to_string(m), row);
     c.bound = "certified for every T and every tightened m', with a range rho*s > 0";
+    c.compared = static_cast<long>(families.size() + tight.size());
+    long conditions = 0;
+    for (const auto& [m, row] : tight) conditions += row.cert.conditions;
+    c.figure = std::to_string(families.size() + tight.size()) + " completion families certified in arb (" +
+               std::to_string(conditions) + " conditions of the tightened ones decided at their vertices)";
     r.checks.push_back(c);
   }
   {
@@ -538,6 +628,19 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
     }
     r.tables.push_back(t);
   }
+  // The single-layer cost from both sides: the continuity floor, the code model, the separation for continuous models.
+  {
+    std::map<int, CompletionFamilyCertificate> by_m;
+    for (const auto& [m, row] : tight) by_m[m] = row.cert;
+    run_single_layer_sandwich(
+        cfg, ctx, by_m,
+        [&](int T, double eps) {
+          if (!(sharper.family(T - 1).output_range > 0)) return ClassBoundAt{};
+          const ClassPackingBound b = sharper.at(T, {1, 1}, eps).bound;
+          return ClassBoundAt{b.lr_lower, b.vacuous};
+        },
+        study, r);
+  }
   {
     Check c;
     c.id = "class-bound.slope";
@@ -573,18 +676,27 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
     c.id = "class-bound.non-vacuous";
     c.grade = Grade::Certified;
     c.statement = "At every T >= 5 of the sweep, one head with n = 1 and the smallest eps, the certified class bound exceeds "
-                  "the trivial one";
+                  "the trivial one, (d - 2 eps)/(2h): every state lies in a set of diameter 2hR, and the target spans [0, d]";
     c.verdict = Verdict::Inconclusive;
+    // The check's own computation: the trivial bound, recomputed here (not the packing code's flag).
+    const CheckComputation own("class-bound.non-vacuous");
     std::map<std::string, double> certified_lower;
+    long compared = 0;
     for (const auto& br : bounds) {
       if (br.T < 5 || br.h != 1 || br.n != 1) continue;
-      const bool ok = !br.by_eps.empty() && !br.by_eps.back().bound.vacuous;
+      const auto exceeds_trivial = [&](const ClassPackingBound& b) {
+        const ArbBall trivial = (ArbBall(target_range, kPrec) - ArbBall(2.0, kPrec) * ArbBall(b.eps, kPrec)) / ArbBall(2.0 * br.h, kPrec);
+        return b.lr_lower > trivial.upper();
+      };
+      const bool ok = !br.by_eps.empty() && exceeds_trivial(br.by_eps.back().bound);
+      ++compared;
       if (!br.by_eps.empty()) certified_lower["T=" + std::to_string(br.T) + ",eps=" + format_number(br.by_eps.back().bound.eps, 3)] = br.by_eps.back().bound.lr_lower;
       c.measured["T=" + std::to_string(br.T)] = br.by_eps.empty() ? json(nullptr) : json(br.by_eps.back().bound);
       if (!ok) c.verdict = Verdict::Fail;
       else if (c.verdict == Verdict::Inconclusive) c.verdict = Verdict::Pass;
     }
     c.bound = "non-vacuous at the smallest eps (" + format_number(cb.eps.empty() ? 0 : cb.eps.back(), 2) + ")";
+    c.compared = compared;
     // The figure: the strongest bound of the sweep (the largest T, the smallest eps), with its exponent.
     for (const auto& br : bounds)
       if (br.T >= 5 && br.h == 1 && br.n == 1 && !br.by_eps.empty() && !br.by_eps.back().bound.vacuous) {
@@ -603,6 +715,8 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
   std::vector<std::string> construction_grade(cb.crossover_eps.size());
   double construction_largest_weight = 0;  // the comparison in parameters needs the construction's weights in [−1, 1]
   for (std::size_t i = 0; i < cb.crossover_eps.size(); ++i) {
+    // depth-separation.certified's own computation: the construction's certificate and L*R from its weights.
+    const CheckComputation own("depth-separation.certified");
     const double eps = cb.crossover_eps[i];
     const double at = std::max(eps, kConstructionCertifiedDown);
     const TwoLayerMinDotConstruction con(cfg.d, T_max, at);
@@ -695,8 +809,12 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
                  format_number(m["construction_lr"].get<double>(), 4);
   }
   sep.bound = "eps* exists on the grid (down to " + format_number(cb.crossover_eps.back(), 2) + ") for every T >= 4";
+  sep.compared = 0;
+  for (int T : cb.T) sep.compared += (T - 1.0) / 2 - 1 > 0;
   r.checks.push_back(with_bounds(sep, eps_star_by, false));
 
+  // 3b. Framework prediction (i) at one eps: the class bound grows with T, the construction's L·R does not.
+  run_growth_in_T(cfg, sharper, r);
   // 4. The same separation in parameters, for weights in [−1, 1] (docs/lower-bounds.md §6).
   run_parameter_separation(cfg, sharper, construction_largest_weight, r);
   // 5. The realisability gap at T = 3 and 4: fitted models against the best certified bound at their own error.
@@ -711,12 +829,14 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
                   "(1 - 2 eps) T/2: the bound holds for it and is tight";
     c.verdict = Verdict::Pass;
     for (int T : {4, 8, 13}) {
-      const DilutionModelCheck d = check_model_against_dilution(dilution_tight_model(T), T);
+      const Model tight_model = dilution_tight_model(T);
+      const DilutionModelCheck d = check_model_against_dilution(tight_model, T, "dilution.tight-model");
       c.measured["T=" + std::to_string(T)] = {{"L", d.lipschitz_upper}, {"R", d.value_norm}, {"L*R", d.lr},
                                               {"family_error", d.family_error}, {"bound", d.bound}, {"ratio", d.ratio()}};
       if (!d.respects || !(d.ratio() <= 1 + 1e-9)) c.verdict = Verdict::Fail;
     }
     c.bound = "bound <= L*R <= bound (1 + 1e-9)";
+    c.compared = 3;
     r.checks.push_back(c);
   }
   {

@@ -34,7 +34,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DilutionModelCheck, T, lipschitz_upper, lipsc
 
 /// The dilution inputs for a model with token dimension d ≥ 2: all e1, all e2, and the same with the other
 /// unit vector at position τ (τ = T − 1 only, or every τ when the model has positions), with their targets.
-DilutionModelCheck check_model_against_dilution(const Model& model, int T);
+/// With `check_id`, the model's quantities are recorded as that check's own computation (numerics/util/mutation.hpp).
+DilutionModelCheck check_model_against_dilution(const Model& model, int T, const std::string& check_id = "");
 
 /// The explicit one-head model of docs/lower-bounds.md §4 (uniform attention, values ±(1/2, −1/2), a width-2
 /// readout) whose error on the dilution family is 0 and whose L·R is exactly T/2: the bound is tight.

@@ -1,4 +1,5 @@
 #include "theorems/kth_retrieval/argmax_and_l3.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "numerics/lemmas/gibbs.hpp"
 #include "reports/text_format.hpp"
@@ -46,7 +47,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ArgmaxPoint, T, eps, beta, M_ffn, hypotheses_
 
 ArgmaxPoint argmax_point(const KthRetrievalConfig& cfg, const SuiteContext& ctx, int T, double eps) {
   const OneHeadArgmaxConstruction c(T, eps);
-  const ArgmaxCertificate cert = certify_argmax_retrieval(c.model(), T);
+  // k1.certified-within-eps's own computation: S(T, beta) in arb from the weights (the construction is built above).
+  const ArgmaxCertificate cert = [&] {
+    const CheckComputation own("k1.certified-within-eps");
+    return certify_argmax_retrieval(c.model(), T);
+  }();
   const std::string file = "weights/thm2-argmax-T" + std::to_string(T) + "-eps" + number_key(eps) + ".json";
   const std::string path = (std::filesystem::path(ctx.out_dir) / file).string();
   // A certificate is attached only when the certification succeeded (a failed one has no bound).
@@ -55,6 +60,8 @@ ArgmaxPoint argmax_point(const KthRetrievalConfig& cfg, const SuiteContext& ctx,
                             ? weights_with_certificate(weights, {"kth_largest(1, x[t])", T, 1, 0.0, 1.0, cert.bound})
                             : weights);
   const std::size_t exported_M_ffn = parameter_counts(weights_from_json(read_json_file(path, "--out"), 64)).ffn;
+  // k1.sampled-below-certified's own computation: the MPFR forward pass, the target and the worst-case inputs.
+  const CheckComputation sampled_own("k1.sampled-below-certified");
   const long bits = 128;
   const auto hp = convert_model<mpreal>(c.model(), Precision{bits});
   const Target F = kth_largest_target(1);
@@ -125,6 +132,7 @@ void run_argmax_sweep(const KthRetrievalConfig& cfg, const SuiteContext& ctx, Su
   Check k1_certified = with_bounds({"k1.certified-within-eps", Grade::Certified, cert_ok ? Verdict::Pass : Verdict::Fail,
                   "k = 1: for every (T, eps), hypotheses hold on the weights and 0 <= F_1 - y <= S(T, beta) <= eps "
                   "over [0,1]^T, by temperature alone", rows, {{"relation", "certified <= eps"}}}, bounds);
+  k1_certified.compared = static_cast<long>(vals.size());
   k1_certified.figure = "certified error / eps <= " + format_bound(worst_ratio, 6, true) + " at all " +
                         std::to_string(vals.size()) + " (T, eps), with 0 FFN parameters";
   r.checks.push_back(k1_certified);

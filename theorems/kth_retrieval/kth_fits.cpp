@@ -1,4 +1,5 @@
 #include "theorems/kth_retrieval/kth_fits.hpp"
+#include "numerics/util/mutation.hpp"
 
 #include "theorems/common/model_class_bound.hpp"
 
@@ -204,6 +205,8 @@ void run_kth_fits(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteR
     // would be a counterexample to the derivation.
     int violations = 0, non_vacuous = 0;
     for (const auto& f : study.fits) {
+      // The check's own computation: each model's certified family error and L*R (and the bound at that error).
+      const CheckComputation own("class-bound.fitted-models-respect");
       ModelBoundRequest q;
       q.target = "kth";
       q.k = k_of(f.config());
@@ -219,11 +222,14 @@ void run_kth_fits(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteR
                       std::to_string(study.fits.size()) + " models, " + std::to_string(non_vacuous) +
                       " with a non-vacuous bound at their own certified family error, " + std::to_string(violations) +
                       " below it.");
-    Check c{"class-bound.fitted-models-respect", Grade::Certified, violations == 0 ? Verdict::Pass : Verdict::Fail,
+    // A model below the bound fails it; with no non-vacuous bound nothing was compared: inconclusive, never a pass.
+    const Verdict verdict = violations > 0 ? Verdict::Fail : non_vacuous > 0 ? Verdict::Pass : Verdict::Inconclusive;
+    Check c{"class-bound.fitted-models-respect", Grade::Certified, verdict,
             "every fitted single-layer model has L*R at least the certified order-statistic class bound at its own "
             "certified family error (a model below it would refute the derivation, or expose a bug)",
             {{"models", study.fits.size()}, {"non_vacuous", non_vacuous}, {"violations", violations}},
             "L*R >= bound for every model"};
+    c.compared = non_vacuous;
     c.figure = std::to_string(violations) + " of " + std::to_string(study.fits.size()) + " fitted models below the bound (" +
                std::to_string(non_vacuous) + " with a non-vacuous bound)";
     r.checks.push_back(c);

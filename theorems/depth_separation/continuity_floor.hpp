@@ -1,0 +1,66 @@
+#pragma once
+// The continuity floor (docs/lower-bounds.md §7): no continuous single-layer model of C1(h, n) reaches sup error below
+// half the range of a completion family with more than h(n+1) coordinates, whatever its size.
+//
+// Why. For a prefix P, the CLS state of P⊕z depends on P only through Φ(P) = (a_i(P), log Ψ_i(P))_i ∈ R^{h(n+1)}
+// (the segment lemma, §1). If the encoder, scores and values are continuous in the token, θ ↦ Φ(P(θ)) is a continuous
+// map from the family's box [0, ρ]^{m'} to R^{h(n+1)}. By Lebesgue's covering theorem, when h(n+1) < m' some fibre of it
+// has sup-diameter ρ: there are θ, θ′ in the box with Φ(P(θ)) = Φ(P(θ′)) and |θ_j − θ′_j| = ρ for some j. The model then
+// gives P(θ)⊕z_j and P(θ′)⊕z_j the same output (any readout), while their targets differ by s·ρ: one of the two errors
+// is at least s·ρ/2. No Lipschitz constant, weight bound or width enters.
+//
+// This file computes that floor in arb from a certified family, and searches a given model for the pair the theorem
+// promises (its outputs evaluated in arb at the two inputs: a certified lower bound on that model's sup error).
+#include "numerics/model/model.hpp"
+#include "theorems/depth_separation/completion_family.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace infoflow {
+
+/// The floor for C1(h, n) at sequence length T from the certified families (by prefix length m'): the best family
+/// with h(n+1) < m' ≤ T − 1. Empty when none qualifies (h(n+1) ≥ T − 2, or no certified family).
+struct ContinuityFloor {
+  int T = 0, h = 0, n = 0;
+  int m = 0;                // the family's prefix length m'
+  double range_lower = 0;   // s·ρ of that family, certified (rounded down)
+  double floor_lower = 0;   // s·ρ/2 rounded down: every continuous model of C1(h, n) errs at least this much
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ContinuityFloor, T, h, n, m, range_lower, floor_lower)
+
+std::optional<ContinuityFloor> continuity_floor(int T, int h, int n,
+                                                const std::map<int, CompletionFamilyCertificate>& families_by_m);
+
+/// The pair the theorem promises for one model, found by search, with the model's errors there in arb.
+struct ContinuityWitness {
+  bool found = false;
+  int j = -1;                       // the revealed coordinate: θ_j = 0, θ′_j = ρ
+  std::vector<double> theta, theta_prime;
+  double summary_residual = 0;      // max |Φ(θ) − Φ(θ′)| after the search (double)
+  double output_gap = 0;            // |ŷ(X) − ŷ(X′)|, upper end in arb
+  double error_lower = 0;           // max(|ŷ − F| at X, at X′), lower end in arb: the model's sup error is at least this
+  long starts = 0;                  // search starts used
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ContinuityWitness, found, j, theta, theta_prime, summary_residual, output_gap,
+                                   error_lower, starts)
+
+/// Searches a single-layer model (token dimension 2, positions allowed) at sequence length T on the family `p`
+/// (m' = p.m prefix coordinates, padded with copies of x_1 to T − 1): for each j, θ with θ_j = 0 and θ′ with θ′_j = ρ
+/// such that the prefix summaries agree, by damped Gauss–Newton from `starts` seeded random starts per j.
+ContinuityWitness find_continuity_witness(const Model& model, const CompletionFamilyParams& p, int T, std::uint64_t seed,
+                                          int starts = 24);
+
+/// A random continuous single-layer model of C1(h, n) (d = 2): an FFN encoder of width 8, a positional table of T
+/// rows, h heads of value dimension n, an FFN readout; weights of scale `scale` (seeded).
+Model random_continuous_single_layer(int T, int h, int n, std::uint64_t seed, double scale);
+
+/// The prefix summary Φ(P) of a single-layer model: per head, log Ψ and the weighted mean of V u (double).
+std::vector<double> prefix_summary(const Model& model, const std::vector<std::vector<double>>& prefix);
+
+}  // namespace infoflow
