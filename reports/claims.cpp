@@ -157,7 +157,10 @@ void settle_claims(SuiteResult& r, const std::vector<SuiteResult>* all) {
     if (c.figure_check.empty())
       throw ContractError("settle_claims", "claim " + c.id + " does not name the evidence check whose figure carries it");
     const std::string figure_ref = expanded({c.figure_check}, r, all).front();
-    if (std::find(refs.begin(), refs.end(), figure_ref) == refs.end())
+    // (Evidence in a suite that is not at hand cannot be expanded; the claim is then open on it, below.)
+    const auto slash = figure_ref.find('/');
+    const bool figure_suite_at_hand = slash == std::string::npos || find_suite(all, figure_ref.substr(0, slash));
+    if (figure_suite_at_hand && std::find(refs.begin(), refs.end(), figure_ref) == refs.end())
       throw ContractError("settle_claims", "claim " + c.id + ": its figure check " + c.figure_check + " is not its evidence");
     std::vector<std::string> missing, refuting, not_reproduced, undecided, uncontrolled;
     bool all_certified_grade = true;

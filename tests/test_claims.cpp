@@ -25,7 +25,19 @@ Claim claim_on(const std::string& id, std::vector<std::string> evidence, bool ce
   c.statement = "something";
   c.evidence = std::move(evidence);
   c.certifiable = certifiable;
+  // A claim names its figure: the first evidence check here (a pattern's first match is found when it is expanded).
+  if (!c.evidence.empty()) {
+    c.figure_check = c.evidence.front();
+    if (c.figure_check.back() == '*') c.figure_check.back() = '1';
+  }
   return c;
+}
+
+Check control_of(const std::string& of, Verdict v) {
+  Check k{of + ".control", Grade::Fitted, v, "the control", {}, {}};
+  k.role = CheckRole::Control;
+  k.control_of = of;
+  return k;
 }
 
 SuiteResult suite_with(std::vector<Check> checks, std::vector<Claim> claims) {
@@ -46,13 +58,25 @@ ClaimStatus settled(SuiteResult r) {
 TEST_CASE("A claim's status follows its evidence", "[claims]") {
   using G = Grade;
   using V = Verdict;
-  // Certified needs certified-grade evidence and a certifiable claim; otherwise supported.
+  // Certified needs every evidence check certified or exact, and a certifiable claim.
   CHECK(settled(suite_with({evidence_check("a", G::Certified, V::Pass)}, {claim_on("c", {"a"})})) == ClaimStatus::Certified);
+  CHECK(settled(suite_with({evidence_check("a", G::Certified, V::Pass), evidence_check("b", G::Exact, V::Pass)},
+                           {claim_on("c", {"a", "b"})})) == ClaimStatus::Certified);
+  // One certified check among others is not enough (the rule used to be "any"): with a sampled one beside it and no
+  // control, the claim is open; with a control the sampled check separates from, supported.
+  CHECK(settled(suite_with({evidence_check("a", G::Certified, V::Pass), evidence_check("b", G::Sampled, V::Pass)},
+                           {claim_on("c", {"a", "b"})})) == ClaimStatus::Open);
+  CHECK(settled(suite_with({evidence_check("a", G::Certified, V::Pass), evidence_check("b", G::Sampled, V::Pass),
+                            control_of("b", V::Fail)},
+                           {claim_on("c", {"a", "b"})})) == ClaimStatus::Supported);
+  // A claim that is not certifiable is at most supported; certified evidence needs no control.
   CHECK(settled(suite_with({evidence_check("a", G::Certified, V::Pass)}, {claim_on("c", {"a"}, false)})) == ClaimStatus::Supported);
-  CHECK(settled(suite_with({evidence_check("a", G::Sampled, V::Pass)}, {claim_on("c", {"a"})})) == ClaimStatus::Supported);
-  // A certified or sampled failure refutes; a fitted one leaves the claim open (training bounds cost from above).
-  CHECK(settled(suite_with({evidence_check("a", G::Certified, V::Pass), evidence_check("b", G::Sampled, V::Fail)},
+  CHECK(settled(suite_with({evidence_check("a", G::Sampled, V::Pass)}, {claim_on("c", {"a"})})) == ClaimStatus::Open);
+  // A certified or exact failure refutes; a sampled or fitted one leaves the claim open (no certified counterexample).
+  CHECK(settled(suite_with({evidence_check("a", G::Certified, V::Pass), evidence_check("b", G::Exact, V::Fail)},
                            {claim_on("c", {"a", "b"})})) == ClaimStatus::Refuted);
+  CHECK(settled(suite_with({evidence_check("a", G::Certified, V::Pass), evidence_check("b", G::Sampled, V::Fail)},
+                           {claim_on("c", {"a", "b"})})) == ClaimStatus::Open);
   CHECK(settled(suite_with({evidence_check("a", G::Fitted, V::Fail)}, {claim_on("c", {"a"})})) == ClaimStatus::Open);
   CHECK(settled(suite_with({evidence_check("a", G::Certified, V::Inconclusive)}, {claim_on("c", {"a"})})) == ClaimStatus::Open);
   // No evidence: open, with the reason given.
@@ -65,10 +89,8 @@ TEST_CASE("A claim's status follows its evidence", "[claims]") {
 }
 
 TEST_CASE("A control that shows the effect too leaves its check undecided", "[claims]") {
-  Check control{"a.control", Grade::Fitted, Verdict::Pass, "the control", {}, {}};
-  control.role = CheckRole::Control;
-  control.control_of = "a";
-  SuiteResult r = suite_with({evidence_check("a", Grade::Fitted, Verdict::Pass), control}, {claim_on("c", {"a"}, false)});
+  SuiteResult r = suite_with({evidence_check("a", Grade::Fitted, Verdict::Pass), control_of("a", Verdict::Pass)},
+                             {claim_on("c", {"a"}, false)});
   settle_claims(r);
   CHECK(r.claims[0].status == ClaimStatus::Open);
   CHECK(r.claims[0].reason.find("shows the effect too") != std::string::npos);
@@ -96,9 +118,12 @@ TEST_CASE("Claims are never settled by self-checks, evidence without a route, or
 }
 
 TEST_CASE("Evidence in another suite and patterns are found when every result is at hand", "[claims]") {
-  SuiteResult framework = suite_with({}, {claim_on("f", {"t/x.*"}, false)});
+  Claim f = claim_on("f", {"t/x.*"}, false);
+  f.figure_check = "t/x.2";  // its own figure, not the theorem's
+  SuiteResult framework = suite_with({}, {f});
   framework.suite = "framework";
-  SuiteResult theorem = suite_with({evidence_check("x.1", Grade::Fitted, Verdict::Pass), evidence_check("x.2", Grade::Fitted, Verdict::Pass)},
+  SuiteResult theorem = suite_with({evidence_check("x.1", Grade::Fitted, Verdict::Pass), evidence_check("x.2", Grade::Fitted, Verdict::Pass),
+                                    control_of("x.1", Verdict::Fail), control_of("x.2", Verdict::Fail)},
                                    {claim_on("t", {"x.*"}, false)});
   theorem.suite = "t";
   std::vector<SuiteResult> all{framework, theorem};
@@ -197,4 +222,59 @@ TEST_CASE("Claims that cannot be settled in a result file are the file's fault, 
   const SuiteResult legacy = suite_result_from_json(j);
   CHECK(legacy.legacy);
   CHECK(legacy.claims.empty());
+}
+
+TEST_CASE("Each claim names a figure of its own, one of its evidence checks", "[claims]") {
+  // No figure named: a programming error, never "the first check" by default.
+  Claim unnamed = claim_on("c", {"a"});
+  unnamed.figure_check.clear();
+  SuiteResult r = suite_with({evidence_check("a", Grade::Certified, Verdict::Pass)}, {unnamed});
+  CHECK_THROWS_AS(settle_claims(r), ContractError);
+  // A figure from a check that is not the claim's evidence.
+  Claim elsewhere = claim_on("c", {"a"});
+  elsewhere.figure_check = "b";
+  r = suite_with({evidence_check("a", Grade::Certified, Verdict::Pass), evidence_check("b", Grade::Certified, Verdict::Pass)},
+                 {elsewhere, claim_on("d", {"b"})});
+  CHECK_THROWS_AS(settle_claims(r), ContractError);
+  // Two claims showing one figure: the ledger would print the same figure on two rows.
+  r = suite_with({evidence_check("a", Grade::Certified, Verdict::Pass), evidence_check("b", Grade::Certified, Verdict::Pass)},
+                 {claim_on("c", {"a", "b"}), claim_on("d", {"a", "b"})});
+  std::vector<SuiteResult> all{r};
+  CHECK_THROWS_AS(settle_all_claims(all), ContractError);
+  // Across suites too ("SUITE/ID" and the home suite's "ID" name the same check).
+  SuiteResult other = suite_with({}, {claim_on("f", {"s/a"})});
+  other.suite = "framework";
+  all = {suite_with({evidence_check("a", Grade::Certified, Verdict::Pass)}, {claim_on("c", {"a"})}), other};
+  CHECK_THROWS_AS(settle_all_claims(all), ContractError);
+  std::vector<SuiteResult> loaded = all;
+  CHECK_THROWS_AS(settle_loaded_claims(loaded, "--results"), InputError);
+}
+
+TEST_CASE("Evidence that compared nothing is inconclusive, never a pass, and evidence must say what it compared",
+          "[claims]") {
+  SuiteResult r = suite_with({evidence_check("a", Grade::Certified, Verdict::Pass)}, {claim_on("c", {"a"})});
+  r.checks[0].compared = 0;
+  settle_compared(r);
+  CHECK(r.checks[0].verdict == Verdict::Inconclusive);
+  settle_claims(r);
+  CHECK(r.claims[0].status == ClaimStatus::Open);
+  r.checks[0].compared = -1;  // does not say
+  CHECK_THROWS_AS(settle_compared(r), ContractError);
+  r.checks[0].compared = 7;
+  r.checks[0].verdict = Verdict::Pass;
+  REQUIRE_NOTHROW(settle_compared(r));
+  CHECK(r.checks[0].verdict == Verdict::Pass);
+}
+
+TEST_CASE("An evidence route names two different computations", "[claims]") {
+  CHECK_THROWS_AS(require_independent_route("x", evidence("f", "f", "the same function on both sides")), ContractError);
+  CHECK_THROWS_AS(require_independent_route("x", evidence("f", "", "no comparison named")), ContractError);
+  CHECK_THROWS_AS(require_independent_route("x", evidence("f", "g", "")), ContractError);
+  REQUIRE_NOTHROW(require_independent_route("x", evidence("f", "g", "f against g")));
+  // classify_checks applies it to every evidence check of a suite.
+  SuiteResult r = suite_with({Check{"a", Grade::Certified, Verdict::Pass, "a", {}, {}}}, {});
+  CHECK_THROWS_AS(classify_checks(r, {{"a", evidence("same", "same", "words")}}), ContractError);
+  REQUIRE_NOTHROW(classify_checks(r, {{"a", evidence("claimed", "compared", "words")}}));
+  CHECK(r.checks[0].claimed_by == "claimed");
+  CHECK(r.checks[0].compared_by == "compared");
 }

@@ -1,5 +1,5 @@
 #pragma once
-// `infoflow-verify bound` (docs/lower-bounds.md §6): one single-layer model against the certified class
+// `infoflow-verify bound` (docs/lower-bounds.md §10): one single-layer model against the certified class
 // bounds. From its weights: certified upper bounds on the readout's Lipschitz constant L and the value norms
 // R (on the family's tokens and over the whole input box); its error on the family's inputs, certified in arb
 // (only the family's inputs enter the bound); the class bound at that error. The model must satisfy

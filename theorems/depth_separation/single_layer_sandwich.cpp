@@ -44,7 +44,14 @@ std::vector<FloorCase> floor_cases(const SuiteContext& ctx, int T_largest, const
                          ",scale=" + format_number(scale, 2),
                      random_continuous_single_layer(s.T, s.h, s.n, rng.next(), scale), s.T, s.h, s.n});
     }
+  // The fitted models: the widest of each (T, n), the one closest to the target.
+  std::map<std::pair<int, int>, const WidthFit*> widest;
   for (const WidthFit& f : study.fits) {
+    const WidthFit*& w = widest[{f.T, f.n}];
+    if (!w || f.p > w->p) w = &f;
+  }
+  for (const auto& [key, fp] : widest) {
+    const WidthFit& f = *fp;
     if (f.T < 4 || f.T > T_largest) continue;
     Model m = convert_model<double>(weights_from_json(f.weights, 64), Precision{53});
     if (m.arch.layers.size() != 1 || m.arch.d != 2) continue;

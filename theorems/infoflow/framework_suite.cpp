@@ -168,6 +168,7 @@ std::vector<Claim> framework_claims() {
       .scope = "as the trained intrinsic-dimension experiment decides it (paper-experiments): (D,D) beats (D-1,D) and "
                "(D,D-1), separated from a control target with D-1 families",
       .evidence = {"paper-experiments/experiments.intrinsic-dimension.D*"},
+      .figure_check = "paper-experiments/experiments.intrinsic-dimension.D*",
   };
   const Claim iii{
       .id = "framework.iii-triangle-unbounded",
@@ -176,7 +177,8 @@ std::vector<Claim> framework_claims() {
                    "plan for any fixed architecture as T grows.",
       .scope = "as the trained triangle-centre experiment decides it (paper-experiments): the order-3 target's NMSE "
                "approaches the constant predictor's where a bounded pair target, trained alike, does not",
-      .evidence = {"paper-experiments/experiments.triangle-centre.*"},
+      .evidence = {"paper-experiments/experiments.triangle-centre.(*"},
+      .figure_check = "paper-experiments/experiments.triangle-centre.(*",
   };
   const Claim iv{
       .id = "framework.iv-specific-position",
