@@ -17,9 +17,11 @@ std::string mutation_markdown(const json& r) {
     o << "| `" << m.at("mutant").get<std::string>() << "` | " << m.at("defect").get<std::string>() << " | "
       << (m.at("caught").get<bool>() ? "yes" : "**NO**") << " | " << (killed.empty() ? "none" : killed) << " |\n";
   }
-  // Evidence first: each must be killed by a mutant outside its own computation (MutantInfo::inside).
-  o << "\n| check | role | verdict without a mutant | killed from outside its computation | killed from inside |\n"
-       "|---|---|---|---|---|\n";
+  // Evidence first: each must be killed by a mutant outside its own computation, i.e. one whose switch the check's
+  // recorded computation (CheckComputation, in the unmutated run) never read.
+  o << "\n| check | role | verdict without a mutant | killed from outside its computation (switch not read by the "
+       "check) | killed from inside | switches its computation reads |\n"
+       "|---|---|---|---|---|---|\n";
   const auto names = [](const json& list) {
     std::string s;
     for (const auto& k : list) s += (s.empty() ? "" : ", ") + k.get<std::string>();
@@ -31,14 +33,24 @@ std::string mutation_markdown(const json& r) {
       if ((role == "evidence") != evidence) continue;
       const std::string outside = names(c.value("killed_from_outside_by", json::array()));
       const std::string inside = names(c.value("killed_from_inside_by", json::array()));
+      const std::string reads = c.value("computation_recorded", false)
+                                    ? (names(c.value("computation_reads", json::array())).empty()
+                                           ? "none"
+                                           : names(c.value("computation_reads", json::array())))
+                                    : "not recorded";
       o << "| `" << c.at("check").get<std::string>() << "` | " << role << " | " << c.at("baseline").get<std::string>()
         << " | " << (outside.empty() ? (role == "evidence" ? "**none**" : "none") : outside) << " | "
-        << (inside.empty() ? "-" : inside) << " |\n";
+        << (inside.empty() ? "-" : inside) << " | " << reads << " |\n";
     }
   if (r.contains("controls") && !r.at("controls").empty()) {
     o << "\nControls (they must not show their check's effect; a control that passes leaves its check undecided):\n";
     for (const auto& c : r.at("controls"))
       o << "- `" << c.at("check").get<std::string>() << "`: " << c.at("verdict").get<std::string>() << "\n";
+  }
+  if (r.contains("undecided_at_size") && !r.at("undecided_at_size").empty()) {
+    o << "\nFitted evidence not decided at the harness's size (its verdict there is not a pass: a comparison with the "
+         "paper at the paper's size, a training budget), so not required to be killable here:\n";
+    for (const auto& c : r.at("undecided_at_size")) o << "- `" << c.get<std::string>() << "`\n";
   }
   if (!r.at("one_sided").empty()) {
     o << "\nDiagnostics and one-sided evidence (never in a verdict: a per-model witness, or a fit that can pass or be "

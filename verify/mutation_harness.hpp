@@ -42,6 +42,8 @@ struct MutationReport {
   std::vector<std::string> one_sided;               // pass-or-inconclusive evidence (Check::one_sided): listed apart
   std::vector<std::string> failing_without_mutant;  // checks that fail unmutated: they cannot be killed
   std::vector<std::string> controls;                // controls (they must not show their check's effect)
+  /// Fitted evidence that does not pass at the harness's size (the paper's size is not the quick one): listed apart.
+  std::vector<std::string> undecided_at_size;
   std::map<std::string, Verdict> baseline;          // its verdicts
   std::map<std::string, CheckRole> roles;           // every check's role
   std::vector<MutantOutcome> outcomes;

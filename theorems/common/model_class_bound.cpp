@@ -1,4 +1,7 @@
 #include "theorems/common/model_class_bound.hpp"
+#include "numerics/util/mutation.hpp"
+
+#include <memory>
 
 #include "numerics/lower_bounds/model_quantities.hpp"
 #include "numerics/model/forward.hpp"
@@ -140,11 +143,19 @@ ModelBoundReport bound_single_layer_model(const Model& model, const ModelBoundRe
   rep.heads = model.arch.head_count();
   for (const auto& h : model.arch.layers[0].heads) rep.value_dim = std::max(rep.value_dim, h.value_dim);
   rep.positional = model.arch.positions > 0;
+  // The model's own quantities are a check's computation when one is named; the bound is not (see the request).
+  const auto own = [&] {
+    std::unique_ptr<CheckComputation> s;
+    if (!q.check_id.empty()) s = std::make_unique<CheckComputation>(q.check_id);
+    return s;
+  };
+  auto scope = own();
   const ModelT<ArbBall> mb = convert_model<ArbBall>(model, Precision{kPrec});
   const LipschitzUpper L = readout_lipschitz_upper(mb);
   rep.lipschitz_upper = L.value;
   rep.lipschitz_method = L.method;
   for (double v : head_value_norms_on_box(mb, q.T, 0.0, 1.0)) rep.value_norm_box = std::max(rep.value_norm_box, v);
+  scope.reset();
 
   // The packing bound on the largest grid family within the input budget.
   const SingleLayerClass cls{rep.heads, rep.value_dim};
@@ -162,8 +173,10 @@ ModelBoundReport bound_single_layer_model(const Model& model, const ModelBoundRe
     if (inputs > static_cast<double>(q.max_family_inputs) || inputs * q.T * model.arch.d > kMaxFamilyScalars) break;
     const PackingFamily fam = min_dot ? PackingFamily{r, r, cert->output_range_lower, static_cast<double>(model.arch.d)}
                                       : kth_packing(q.T, q.k, G);
+    scope = own();
     const double err = min_dot ? grid_family_error(mb, [&](auto visit) { enumerate_min_dot(cert->params, model.arch.d, G, visit); })
                                : grid_family_error(mb, [&](auto visit) { enumerate_kth(q.T, q.k, G, visit); });
+    scope.reset();
     const auto tokens = min_dot ? min_dot_tokens(cert->params, model.arch.d, G) : kth_tokens(q.T, q.k, G);
     family_tokens.insert(family_tokens.end(), tokens.begin(), tokens.end());
     PackingEvaluation e;
@@ -181,9 +194,11 @@ ModelBoundReport bound_single_layer_model(const Model& model, const ModelBoundRe
   if (rep.packing.grid == 0 && rep.note.empty()) rep.note = "no grid family within the input budget (--max-family-inputs)";
   // R as the bound uses it: on the family's tokens (the box bound, which covers every token, is reported beside
   // it and stands in when no family was evaluated).
+  scope = own();
   for (double v : head_value_norms_on_tokens(mb, family_tokens, q.T)) rep.value_norm_family = std::max(rep.value_norm_family, v);
   if (family_tokens.empty()) rep.value_norm_family = rep.value_norm_box;
   rep.lr_family = (ArbBall(rep.lipschitz_upper, kPrec) * ArbBall(rep.value_norm_family, kPrec)).upper();
+  scope.reset();
   rep.respects = rep.lr_family >= rep.packing.bound;
   if (min_dot && rep.heads == 1) {
     rep.dilution = check_model_against_dilution(model, q.T);

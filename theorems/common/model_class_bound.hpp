@@ -23,6 +23,9 @@ struct ModelBoundRequest {
   long max_family_inputs = 20000;  // the largest grid family evaluated in arb
   int random_samples = 2000;       // the sampled error's inputs
   std::uint64_t seed = 20260529;
+  /// When a check holds the model against the bound: the model's own quantities (L, R, its family error) are recorded
+  /// as that check's computation (numerics/util/mutation.hpp); the class bound is computed outside it.
+  std::string check_id = {};
 };
 
 struct PackingEvaluation {

@@ -9,6 +9,7 @@
 #include "theorems/common/single_layer_study.hpp"
 #include "theorems/depth_separation/completion_family.hpp"
 #include "theorems/depth_separation/depth_separation_config.hpp"
+#include "theorems/suite.hpp"
 
 #include <cmath>
 #include <vector>
@@ -45,7 +46,9 @@ Model dilution_tight_model(int T);
 CompletionFamilyCertificate certified_completion_family(int T, std::uint64_t suite_seed);
 
 /// The class-bound section of the Theorem 1 suite: families, bounds, slopes, crossover, dilution checks.
-void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext& ctx, const SingleLayerStudy& study,
-                           SuiteResult& r);
+/// Runs as stages of its own (theorems/stage.hpp): the families, the bound, the sandwich, the depth separation, the
+/// realisability gap, the dilution checks; `fitted` is the single-layer study's stage.
+void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext& ctx,
+                           const Staged<SingleLayerStudy>& fitted, SuiteResult& r);
 
 }  // namespace infoflow

@@ -1,5 +1,6 @@
 #include "theorems/depth_separation/continuity_floor.hpp"
 
+#include "numerics/lower_bounds/model_quantities.hpp"
 #include "numerics/model/forward.hpp"
 #include "numerics/scalar/arb_ball.hpp"
 #include "numerics/util/errors.hpp"
@@ -174,13 +175,21 @@ ContinuityWitness find_continuity_witness(const Model& model, const CompletionFa
   const ModelT<ArbBall> mb = convert_model<ArbBall>(model, Precision{kPrec});
   const auto at = [&](const std::vector<double>& theta) {
     const Sequence<ArbBall> X = convert_sequence<ArbBall>(padded_input(p, theta, best.j, T), Precision{kPrec});
-    return std::pair{forward(mb, X).y, MinPairwiseDot{}(X)};
+    return std::pair{forward(mb, X), MinPairwiseDot{}(X)};
   };
-  const auto [y1, f1] = at(best.theta);
-  const auto [y2, f2] = at(best.theta_prime);
-  best.output_gap = abs(y1 - y2).upper();
-  best.error_lower = std::max(lower_abs(y1 - f1), lower_abs(y2 - f2));
-  best.found = std::isfinite(best.output_gap);
+  const auto [r1, f1] = at(best.theta);
+  const auto [r2, f2] = at(best.theta_prime);
+  best.output_gap = abs(r1.y - r2.y).upper();
+  best.error_lower = std::max(lower_abs(r1.y - f1), lower_abs(r2.y - f2));
+  ArbBall gap2(0.0, kPrec);
+  for (std::size_t i = 0; i < r1.cls_state.size(); ++i) gap2 += (r1.cls_state[i] - r2.cls_state[i]) * (r1.cls_state[i] - r2.cls_state[i]);
+  best.state_gap = sqrt_nonneg(gap2).upper();
+  best.target_gap = lower_abs(f1 - f2);
+  best.readout_lipschitz = readout_lipschitz_upper(mb).value;
+  const ArbBall any = (ArbBall(best.target_gap, kPrec) - ArbBall(best.readout_lipschitz, kPrec) * ArbBall(best.state_gap, kPrec)) /
+                      ArbBall(2.0, kPrec);
+  best.any_readout_error_lower = std::max(0.0, any.lower());
+  best.found = std::isfinite(best.output_gap) && std::isfinite(best.state_gap);
   return best;
 }
 

@@ -45,10 +45,16 @@ struct ContinuityWitness {
   double summary_residual = 0;      // max |Φ(θ) − Φ(θ′)| after the search (double)
   double output_gap = 0;            // |ŷ(X) − ŷ(X′)|, upper end in arb
   double error_lower = 0;           // max(|ŷ − F| at X, at X′), lower end in arb: the model's sup error is at least this
+  double target_gap = 0;            // |F(X) − F(X′)|, lower end in arb (s·ρ on a valid family)
+  double state_gap = 0;             // ‖c(X) − c(X′)‖ of the CLS states, upper end in arb
+  double readout_lipschitz = 0;     // L of the model's readout, certified upper bound
+  /// (|F(X) − F(X′)| − L·‖c(X) − c(X′)‖)/2, lower end: what every readout of this encoder and attention with Lipschitz
+  /// constant ≤ L errs at least, on one of the two inputs (the states nearly coincide, so this is about the range/2)
+  double any_readout_error_lower = 0;
   long starts = 0;                  // search starts used
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ContinuityWitness, found, j, theta, theta_prime, summary_residual, output_gap,
-                                   error_lower, starts)
+                                   error_lower, target_gap, state_gap, readout_lipschitz, any_readout_error_lower, starts)
 
 /// Searches a single-layer model (token dimension 2, positions allowed) at sequence length T on the family `p`
 /// (m' = p.m prefix coordinates, padded with copies of x_1 to T − 1): for each j, θ with θ_j = 0 and θ′ with θ′_j = ρ

@@ -186,12 +186,11 @@ SuiteInfo depth_separation_suite() {
     SuiteResult r;
     // Stages (theorems/stage.hpp): each appends to r and reads only cfg, ctx and the stages it names.
     run_stage(ctx, r, "construction-sweep", [&] { run_construction_sweep(cfg, ctx, r); });
-    const auto study =
-        run_stage(ctx, r, "single-layer-evidence", [&] { return run_single_layer_evidence(cfg, ctx, r); });
+    const auto study = run_stage(ctx, r, "single-layer-fits", [&] { return run_single_layer_fits(cfg, ctx, r); });
+    run_stage(
+        ctx, r, "single-layer-series", [&](const SingleLayerStudy& s) { run_single_layer_series(cfg, ctx, s, r); }, study);
     if (!cfg.d1_control) {
-      run_stage(
-          ctx, r, "class-lower-bound",
-          [&](const SingleLayerStudy& fits) { run_class_lower_bound(cfg, ctx, fits, r); }, study);
+      run_class_lower_bound(cfg, ctx, study, r);  // its own stages
       // The completion family (the lower curve) is d = 2.
       if (cfg.d == 2) run_stage(ctx, r, "class-fits", [&] { run_class_fits(cfg, ctx, r); });
       run_stage(ctx, r, "certify-agreement", [&] {

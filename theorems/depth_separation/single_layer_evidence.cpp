@@ -29,7 +29,7 @@ Dataset min_dot_dataset(int T, int d, int count, std::uint64_t seed) {
   return data;
 }
 
-SingleLayerStudy run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteContext& ctx, SuiteResult& r) {
+SingleLayerStudy run_single_layer_fits(const DepthSeparationConfig& cfg, const SuiteContext& ctx, SuiteResult& r) {
   const SingleLayerStudySettings& s = cfg.study;
   std::vector<StudyConfigKey> configs;
   for (int T : cfg.fit_T)
@@ -38,6 +38,14 @@ SingleLayerStudy run_single_layer_evidence(const DepthSeparationConfig& cfg, con
   const SingleLayerStudy study = run_single_layer_study(
       s, configs, [&](const StudyConfigKey&) { return F; },
       [&](const StudyConfigKey& c, int count, std::uint64_t seed) { return min_dot_dataset(c.T, cfg.d, count, seed); }, ctx);
+  r.checks.push_back(fits_learn_check(study, s.widths, "single-layer.fits-learn"));
+  r.checks.push_back(fit_routes_agree_check(study, "single-layer.fit-routes-agree"));
+  r.checks.push_back(witness_check(study, "witnesses.certified"));
+  return study;
+}
+
+void run_single_layer_series(const DepthSeparationConfig& cfg, const SuiteContext& ctx, const SingleLayerStudy& study,
+                             SuiteResult& r) {
 
   for (int n : cfg.head_dims) {
     std::vector<std::pair<double, LineFit>> per_T;
@@ -83,11 +91,6 @@ SingleLayerStudy run_single_layer_evidence(const DepthSeparationConfig& cfg, con
     if (!ratio.x.empty()) r.series.push_back(ratio);
     if (!wit.x.empty()) r.series.push_back(wit);
   }
-  r.checks.push_back(fits_learn_check(study, s.widths, "single-layer.fits-learn"));
-  r.checks.push_back(fit_routes_agree_check(study, "single-layer.fit-routes-agree"));
-
-  r.checks.push_back(witness_check(study, "witnesses.certified"));
-  return study;
 }
 
 }  // namespace infoflow

@@ -12,6 +12,12 @@ namespace infoflow {
 /// hardest), labelled by the exact target min_{s,t} x(s)·x(t); deterministic from `seed`.
 Dataset min_dot_dataset(int T, int d, int count, std::uint64_t seed);
 
-SingleLayerStudy run_single_layer_evidence(const DepthSeparationConfig& cfg, const SuiteContext& ctx, SuiteResult& r);
+/// The fits and witnesses, with their self-checks: the single-layer study the later stages read.
+SingleLayerStudy run_single_layer_fits(const DepthSeparationConfig& cfg, const SuiteContext& ctx, SuiteResult& r);
+/// The descriptive series built on the study: error against M_ffn per T, kappa(T), M_single/M_two at matched eps (it
+/// builds the two-layer construction), the witnesses' width bounds. A stage apart from the fits, so that a mutant of the
+/// construction does not rerun them.
+void run_single_layer_series(const DepthSeparationConfig& cfg, const SuiteContext& ctx, const SingleLayerStudy& study,
+                             SuiteResult& r);
 
 }  // namespace infoflow

@@ -205,9 +205,9 @@ void run_kth_fits(const KthRetrievalConfig& cfg, const SuiteContext& ctx, SuiteR
     // would be a counterexample to the derivation.
     int violations = 0, non_vacuous = 0;
     for (const auto& f : study.fits) {
-      // The check's own computation: each model's certified family error and L*R (and the bound at that error).
-      const CheckComputation own("class-bound.fitted-models-respect");
       ModelBoundRequest q;
+      // The check's own computation: each model's certified family error, L and R (the bound is computed outside it).
+      q.check_id = "class-bound.fitted-models-respect";
       q.target = "kth";
       q.k = k_of(f.config());
       q.T = f.T;
