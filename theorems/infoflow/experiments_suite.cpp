@@ -853,27 +853,34 @@ SuiteInfo experiments_suite() {
     std::vector<std::string> keys;
     for (const auto& cell : cells) keys.push_back(cell.key());
     const json settings{{"id", c.id_training.to_json()}, {"triangle", c.triangle_training.to_json()}};
-    SweepCheckpoint cp = ctx.checkpoint("experiment-cells", settings_version("v1", settings));
-    const auto records = run_sweep<CellResult>(
-        "experiment cells", keys,
-        [&](std::size_t i) {
-          const auto& cell = cells[i];
-          return run_experiment_cell(cell, cell.kind == ExperimentKind::IntrinsicDimension ? c.id_training : c.triangle_training,
-                                     ctx.seed);
-        },
-        cp, ctx.threads, ctx.progress);
-    Results res;
-    for (std::size_t i = 0; i < cells.size(); ++i) res.by_key[cells[i].key()] = records[i];
-
     SuiteResult r;
+    // Stages (theorems/stage.hpp): the trainings, then what is read off them.
+    const auto trained = run_stage(ctx, r, "cells", [&] {
+      SweepCheckpoint cp = ctx.checkpoint("experiment-cells", settings_version("v1", settings));
+      const auto records = run_sweep<CellResult>(
+          "experiment cells", keys,
+          [&](std::size_t i) {
+            const auto& cell = cells[i];
+            return run_experiment_cell(cell, cell.kind == ExperimentKind::IntrinsicDimension ? c.id_training : c.triangle_training,
+                                       ctx.seed);
+          },
+          cp, ctx.threads, ctx.progress);
+      Results res;
+      for (std::size_t i = 0; i < cells.size(); ++i) res.by_key[cells[i].key()] = records[i];
+      return res;
+    });
     r.statement = "docs/experiments.md: the paper's two experiments, trained with the project's AdamW trainer on fresh "
                   "data. Intrinsic dimension: sum of D bilinear max-retrievals needs h1 >= D and h2 >= D heads, so (D,D) "
                   "should have the lowest NMSE. Triangle centre: an order-3 comparison over ~T^3 triples has no bounded "
                   "plan, so the NMSE should rise with T towards 1. These are fitted figures: they show what the trained "
                   "models achieved, not what the architectures can achieve.";
-    report_intrinsic_dimension(c, res, r);
-    if (!c.construction_widths.empty()) report_construction(c, res, run_construction_floors(c, ctx), r);
-    report_triangle_centre(c, res, r);
+    run_stage(
+        ctx, r, "intrinsic-dimension", [&](const Results& res) { report_intrinsic_dimension(c, res, r); }, trained);
+    if (!c.construction_widths.empty())
+      run_stage(
+          ctx, r, "construction", [&](const Results& res) { report_construction(c, res, run_construction_floors(c, ctx), r); },
+          trained);
+    run_stage(ctx, r, "triangle-centre", [&](const Results& res) { report_triangle_centre(c, res, r); }, trained);
     classify_checks(r, {
         {"experiments.intrinsic-dimension.D*.control", kControl},
         {"experiments.triangle-centre.*.control", kControl},

@@ -100,11 +100,12 @@ SuiteInfo kth_retrieval_suite() {
   s.run = [](const SuiteContext& ctx) {
     const KthRetrievalConfig cfg = kth_retrieval_config(ctx);
     SuiteResult r;
-    run_argmax_sweep(cfg, ctx, r);
-    run_no_temperature_checks(cfg, ctx, r);
-    run_kth_fits(cfg, ctx, r);
-    run_order_statistic_bound(cfg.class_T, cfg.head_dims, ctx, r);
-    {
+    // Stages (theorems/stage.hpp): each appends to r and reads only cfg and ctx.
+    run_stage(ctx, r, "argmax-sweep", [&] { run_argmax_sweep(cfg, ctx, r); });
+    run_stage(ctx, r, "no-temperature", [&] { run_no_temperature_checks(cfg, ctx, r); });
+    run_stage(ctx, r, "kth-fits", [&] { run_kth_fits(cfg, ctx, r); });
+    run_stage(ctx, r, "order-statistic-bound", [&] { run_order_statistic_bound(cfg.class_T, cfg.head_dims, ctx, r); });
+    run_stage(ctx, r, "certify-agreement", [&] {
       // `certify` (any model, no lemma) against the k = 1 construction's certificate S(T, beta).
       std::vector<CertifyAgreementCase> cases;
       for (int T : {2, 4}) {
@@ -120,8 +121,8 @@ SuiteInfo kth_retrieval_suite() {
         cases.push_back(k);
       }
       r.checks.push_back(certify_agreement_check("certify.agrees-with-lemmas", cases));
-    }
-    {
+    });
+    run_stage(ctx, r, "certify-rounding", [&] {
       // certify's float64 rounding bound against MPFR, on a one-head retrieval whose logits nearly tie at the worst
       // inputs (weights <= 1e3, beta = 5000: its rounding there is ~1e-4) and on the k = 1 construction.
       std::vector<RoundingCase> cases;
@@ -138,7 +139,7 @@ SuiteInfo kth_retrieval_suite() {
       k1.seed = derive_seed(ctx.seed, "rounding-k1");
       cases.push_back(k1);
       r.checks.push_back(rounding_bound_check("certify.rounding-covers-mpfr", cases));
-    }
+    });
     classify_kth_retrieval(r);
     r.claims = kth_retrieval_claims();
     r.statement = "Stated (paper): retrieving the token with the k-th largest score, k >= 2, costs "
