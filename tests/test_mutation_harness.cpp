@@ -59,6 +59,7 @@ TEST_CASE("mutation harness: a mutant inside a check's computation is reported i
           "[mutants]") {
   MutationOptions o;
   o.quick = true;
+  o.declared_suites_only = false;
   o.threads = 1;
   o.suites = {planted_suite()};
   o.out_dir = test::temp_path("planted-mutants");

@@ -191,8 +191,11 @@ MutationReport run_mutation_harness(const MutationOptions& o) {
     std::fprintf(stderr, "%s [mutants] %zu/%zu %s: %s\n", ProgressPrinter::timestamp().c_str(), index, total,
                  m.name.c_str(), m.defect.c_str());
     for (const SuiteInfo* s : suites) {
-      // A suite whose unmutated run never read the switch computes exactly what it computed then.
-      if (o.quick && !suite_reads.at(s->id).contains(m.id)) continue;
+      // Quick: the suites the mutant is meant for (MutantInfo::suites), and of those only the ones whose unmutated run
+      // read its switch (the others compute exactly what they computed then).
+      if (o.quick && (!suite_reads.at(s->id).contains(m.id) ||
+                      (o.declared_suites_only && std::find(m.suites.begin(), m.suites.end(), s->id) == m.suites.end())))
+        continue;
       const fs::path dir = fs::path(o.out_dir) / m.name / s->id;
       if (m.after_sweeps) copy_checkpoints(fs::path(o.out_dir) / "baseline" / s->id, dir);
       std::shared_ptr<StageMemo> memo;

@@ -15,10 +15,13 @@
 namespace infoflow {
 
 struct MutationOptions {
-  /// Each mutant only on the suites whose unmutated run read its switch, and within them only the stages that read
-  /// it (the others replayed from the unmutated run, theorems/stage.hpp): the same verdicts as the full harness, by
-  /// determinism. Else every mutant on every suite, every stage run.
+  /// Each mutant only on the suites it is meant for (MutantInfo::suites) whose unmutated run read its switch, and
+  /// within them only the stages that read it (the others replayed from the unmutated run, theorems/stage.hpp: the
+  /// same verdicts as running them, by determinism). Else every mutant on every suite, every stage run.
   bool quick = false;
+  /// Quick only: skip the suites a mutant is not meant for (off in the harness's own test, whose planted suite no
+  /// mutant names).
+  bool declared_suites_only = true;
   /// The suites to run (default: every registered suite); a test plants its own.
   std::vector<SuiteInfo> suites = {};
   std::uint64_t seed = 20260529;

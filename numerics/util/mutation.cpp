@@ -220,7 +220,7 @@ const std::vector<MutantInfo>& all_mutants() {
       {Mutant::ContinuityFloorWholeRange, "continuity-floor-whole-range",
        "the continuity floor (no continuous one-layer model below it) taken as the completion family's whole range, not "
        "half of it, so it claims twice what Lebesgue's theorem gives",
-       {"thm1-depth-separation"}},
+       {"thm1-depth-separation", "thm2-kth-retrieval"}},
       {Mutant::CodeModelDropsDigit, "code-model-drops-digit",
        "the code model's readout Lipschitz bound d*G^(T*d) computed with one base-G digit too few, so the certified "
        "upper side of the single-layer cost is G times too small",

@@ -55,9 +55,10 @@ SuiteInfo aggregation_decoding_suite() {
     r.statement = "Stated (paper): recovering T0 tokens of R^d from one E-dimensional state costs parameters scaling as "
                   "eps^(1 - T0 d/E). Derived (docs/theory.md §5): the packing bound, width >= eps/(delta_N sqrt E) with "
                   "delta_N = 2/(N^(1/E) - 1), N = floor(1/(3 eps))^(T0 d), for decoders with weights in [-1, 1].";
-    run_packing_bound(cfg, ctx, r);
-    run_closest_pairs(cfg, ctx, r);
-    run_decoder_fits(cfg, ctx, r);
+    // Stages (theorems/stage.hpp): each appends to r and reads only cfg and ctx.
+    run_stage(ctx, r, "packing-bound", [&] { run_packing_bound(cfg, ctx, r); });
+    run_stage(ctx, r, "closest-pairs", [&] { run_closest_pairs(cfg, ctx, r); });
+    run_stage(ctx, r, "decoder-fits", [&] { run_decoder_fits(cfg, ctx, r); });
     classify_decoding(r);
     r.claims = {decoding_claim()};
     r.notes.push_back("Certified: the packing bound and each map's closest-pair width bound (arb). Exact: the closest "

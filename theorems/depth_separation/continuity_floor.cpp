@@ -30,6 +30,31 @@ std::vector<std::vector<double>> padded_input(const CompletionFamilyParams& p, c
 double lower_abs(const ArbBall& e) { return std::max(0.0, std::max(e.lower(), -e.upper())); }
 }  // namespace
 
+double half_range_floor(double range_lower) {
+  // Half the range: the two inputs of a fibre have targets the range apart and one output. (The mutant takes all of it.)
+  const ArbBall half = mutated(Mutant::ContinuityFloorWholeRange) ? ArbBall(range_lower, kPrec)
+                                                                  : ArbBall(range_lower, kPrec) / ArbBall(2.0, kPrec);
+  return half.lower();
+}
+
+RevealingFamily completion_revealing_family(const CompletionFamilyParams& p, int T) {
+  if (p.m < 2 || p.m > T - 1) throw ContractError("completion_revealing_family", "a family with 2 <= m' <= T - 1");
+  RevealingFamily f;
+  f.m = p.m;
+  f.rho = p.rho;
+  f.prefix = [p, T](const std::vector<double>& theta) {
+    auto X = padded_input(p, theta, 0, T);
+    X.pop_back();
+    return X;
+  };
+  f.completion = [p](int j) {
+    const std::vector<double> zero(p.m, 0.0);
+    return std::vector<std::vector<double>>{completion_family_input(p, zero, j).back()};
+  };
+  f.target = [](const Sequence<ArbBall>& X) { return MinPairwiseDot{}(X); };
+  return f;
+}
+
 std::optional<ContinuityFloor> continuity_floor(int T, int h, int n,
                                                 const std::map<int, CompletionFamilyCertificate>& families_by_m) {
   if (T < 1 || h < 1 || n < 1) throw ContractError("continuity_floor", "T, h, n >= 1");
@@ -41,10 +66,7 @@ std::optional<ContinuityFloor> continuity_floor(int T, int h, int n,
     ContinuityFloor f;
     f.T = T, f.h = h, f.n = n, f.m = m;
     f.range_lower = cert.output_range_lower;
-    // Half the range: the two inputs of a fibre have targets s·ρ apart and one output. (The mutant takes all of it.)
-    const ArbBall half = mutated(Mutant::ContinuityFloorWholeRange) ? ArbBall(f.range_lower, kPrec)
-                                                                    : ArbBall(f.range_lower, kPrec) / ArbBall(2.0, kPrec);
-    f.floor_lower = half.lower();
+    f.floor_lower = half_range_floor(f.range_lower);
     best = f;
   }
   return best;
@@ -93,16 +115,16 @@ std::vector<double> prefix_summary(const Model& model, const std::vector<std::ve
 
 ContinuityWitness find_continuity_witness(const Model& model, const CompletionFamilyParams& p, int T, std::uint64_t seed,
                                           int starts) {
-  if (model.arch.layers.size() != 1 || model.arch.d != 2)
-    throw ContractError("find_continuity_witness", "a single-layer model with token dimension 2");
-  if (p.m < 2 || p.m > T - 1) throw ContractError("find_continuity_witness", "a family with 2 <= m' <= T - 1");
-  const int m = p.m;
-  const double rho = p.rho;
-  const auto summary_of = [&](const std::vector<double>& theta) {
-    auto X = padded_input(p, theta, 0, T);
-    X.pop_back();
-    return prefix_summary(model, X);
-  };
+  return find_continuity_witness(model, completion_revealing_family(p, T), seed, starts);
+}
+
+ContinuityWitness find_continuity_witness(const Model& model, const RevealingFamily& family, std::uint64_t seed,
+                                          int starts) {
+  if (model.arch.layers.size() != 1) throw ContractError("find_continuity_witness", "a single-layer model");
+  const int m = family.m;
+  const double rho = family.rho;
+  if (m < 2 || !(rho > 0)) throw ContractError("find_continuity_witness", "a family with m >= 2 and rho > 0");
+  const auto summary_of = [&](const std::vector<double>& theta) { return prefix_summary(model, family.prefix(theta)); };
   ContinuityWitness best;
   double best_residual = INFINITY;
   SplitMix64 rng(seed);
@@ -171,11 +193,13 @@ ContinuityWitness find_continuity_witness(const Model& model, const CompletionFa
     if (best_residual <= 1e-13) break;
   }
   if (best.j < 0) return best;
-  // The model at the two inputs, in arb: its outputs and the targets computed directly.
+  // The model at the two inputs, in arb: its outputs, its CLS states and the targets computed directly.
   const ModelT<ArbBall> mb = convert_model<ArbBall>(model, Precision{kPrec});
   const auto at = [&](const std::vector<double>& theta) {
-    const Sequence<ArbBall> X = convert_sequence<ArbBall>(padded_input(p, theta, best.j, T), Precision{kPrec});
-    return std::pair{forward(mb, X), MinPairwiseDot{}(X)};
+    auto tokens = family.prefix(theta);
+    for (auto& z : family.completion(best.j)) tokens.push_back(z);
+    const Sequence<ArbBall> X = convert_sequence<ArbBall>(tokens, Precision{kPrec});
+    return std::pair{forward(mb, X), family.target(X)};
   };
   const auto [r1, f1] = at(best.theta);
   const auto [r2, f2] = at(best.theta_prime);
@@ -193,12 +217,12 @@ ContinuityWitness find_continuity_witness(const Model& model, const CompletionFa
   return best;
 }
 
-Model random_continuous_single_layer(int T, int h, int n, std::uint64_t seed, double scale) {
+Model random_continuous_single_layer(int T, int h, int n, std::uint64_t seed, double scale, int d) {
   Architecture a;
-  a.d = 2;
+  a.d = d;
   a.E = std::max(4, h * n);
   a.positions = T;
-  a.encoder = MapShape{MapKind::Ffn, 2, a.E, 8};
+  a.encoder = MapShape{MapKind::Ffn, d, a.E, 8};
   LayerShape layer;
   for (int i = 0; i < h; ++i) layer.heads.push_back(HeadShape{2, n});
   a.layers = {layer};

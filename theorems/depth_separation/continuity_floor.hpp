@@ -11,12 +11,15 @@
 //
 // This file computes that floor in arb from a certified family, and searches a given model for the pair the theorem
 // promises (its outputs evaluated in arb at the two inputs: a certified lower bound on that model's sup error).
+#include "numerics/model/forward.hpp"
 #include "numerics/model/model.hpp"
+#include "numerics/scalar/arb_ball.hpp"
 #include "theorems/depth_separation/completion_family.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -56,15 +59,36 @@ struct ContinuityWitness {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ContinuityWitness, found, j, theta, theta_prime, summary_residual, output_gap,
                                    error_lower, target_gap, state_gap, readout_lipschitz, any_readout_error_lower, starts)
 
-/// Searches a single-layer model (token dimension 2, positions allowed) at sequence length T on the family `p`
-/// (m' = p.m prefix coordinates, padded with copies of x_1 to T − 1): for each j, θ with θ_j = 0 and θ′ with θ′_j = ρ
-/// such that the prefix summaries agree, by damped Gauss–Newton from `starts` seeded random starts per j.
+/// A family on which completions reveal the coordinates of a prefix, as the theorem needs it: m coordinates
+/// θ ∈ [0, ρ]^m make a prefix (its tokens occupy the first positions), completion j (the last positions) makes the
+/// target move by the family's range as θ_j goes from 0 to ρ, whatever the other coordinates.
+struct RevealingFamily {
+  int m = 0;
+  double rho = 0;
+  std::function<std::vector<std::vector<double>>(const std::vector<double>& theta)> prefix;
+  std::function<std::vector<std::vector<double>>(int j)> completion;
+  std::function<ArbBall(const Sequence<ArbBall>&)> target;
+};
+
+/// Theorem 1's completion family at sequence length T (prefix padded with copies of x_1 to T − 1 tokens).
+RevealingFamily completion_revealing_family(const CompletionFamilyParams& p, int T);
+
+/// Half a family's certified range, rounded down in arb: the floor every continuous model of a class whose summary
+/// has fewer than m numbers stays above.
+double half_range_floor(double range_lower);
+
+/// Searches a single-layer model for the pair the theorem promises on `family`: for each j, θ with θ_j = 0 and θ′ with
+/// θ′_j = ρ such that the prefix summaries agree, by damped Gauss–Newton from `starts` seeded random starts per j;
+/// then evaluates the model at the two inputs in arb.
+ContinuityWitness find_continuity_witness(const Model& model, const RevealingFamily& family, std::uint64_t seed,
+                                          int starts = 24);
+/// The same on Theorem 1's completion family `p` at sequence length T.
 ContinuityWitness find_continuity_witness(const Model& model, const CompletionFamilyParams& p, int T, std::uint64_t seed,
                                           int starts = 24);
 
-/// A random continuous single-layer model of C1(h, n) (d = 2): an FFN encoder of width 8, a positional table of T
-/// rows, h heads of value dimension n, an FFN readout; weights of scale `scale` (seeded).
-Model random_continuous_single_layer(int T, int h, int n, std::uint64_t seed, double scale);
+/// A random continuous single-layer model of C1(h, n): token dimension d, an FFN encoder of width 8, a positional table
+/// of T rows, h heads of value dimension n, an FFN readout; weights of scale `scale` (seeded).
+Model random_continuous_single_layer(int T, int h, int n, std::uint64_t seed, double scale, int d = 2);
 
 /// The prefix summary Φ(P) of a single-layer model: per head, log Ψ and the weighted mean of V u (double).
 std::vector<double> prefix_summary(const Model& model, const std::vector<std::vector<double>>& prefix);
