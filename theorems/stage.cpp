@@ -43,6 +43,12 @@ MutantSet StageMemo::reads_of(const std::string& stage) const {
   return it == records_.end() ? MutantSet{} : it->second.reads;
 }
 
+std::map<std::string, double> StageMemo::stage_seconds() const {
+  std::map<std::string, double> out;
+  for (const auto& [name, rec] : records_) out[name] = rec.seconds;
+  return out;
+}
+
 std::map<std::string, MutantSet> StageMemo::stage_reads() const {
   std::map<std::string, MutantSet> out;
   for (const auto& [name, rec] : records_) out[name] = rec.reads;

@@ -13,6 +13,7 @@
 #include "reports/result.hpp"
 
 #include <any>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,6 +30,7 @@ struct SuiteContext;
 /// What one stage appended to the result, what it returned, and the switches it and its inputs read.
 struct StageRecord {
   MutantSet reads;
+  double seconds = 0;  // how long the recorded run took (what a replay saves)
   std::vector<Check> checks;
   std::vector<Series> series;
   std::vector<Fact> facts;
@@ -62,6 +64,8 @@ class StageMemo {
 
   /// Every recorded stage's reads (its inputs' included), by stage name.
   std::map<std::string, MutantSet> stage_reads() const;
+  /// Every recorded stage's time in the recorded run, by stage name.
+  std::map<std::string, double> stage_seconds() const;
   /// Switches read outside every stage in the recorded run.
   const MutantSet& unstaged_reads() const { return unstaged_; }
   /// Stages replayed and run since the last start_replay.
@@ -129,14 +133,17 @@ auto run_stage(const SuiteContext& ctx, SuiteResult& r, const std::string& name,
   const auto before = stage_detail::sizes_of(r);
   MutantSet reads;
   std::optional<Out> out;
+  const auto started = std::chrono::steady_clock::now();
   {
     const ReadScope scope;
     out.emplace(call());
     reads = scope.reads();
   }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   ((reads |= memo->reads_of(inputs.stage)), ...);
   StageRecord record = stage_detail::appended_since(r, before);
   record.reads = reads;
+  record.seconds = seconds;
   record.output = *out;
   memo->leave_stage(name, std::move(record));
   return Staged<Out>{name, std::move(*out)};

@@ -155,6 +155,7 @@ MutationReport run_mutation_harness(const MutationOptions& o) {
     for (const auto& [check, reads] : recorded_check_reads()) rep.computation_reads[s->id + "/" + check] = reads;
     memos[s->id] = memo;
     for (const auto& [stage, reads] : memo->stage_reads()) rep.stage_reads[s->id + "/" + stage] = reads;
+    for (const auto& [stage, seconds] : memo->stage_seconds()) rep.stage_seconds[s->id + "/" + stage] = seconds;
     if (!memo->unstaged_reads().empty()) rep.stage_reads[s->id + "/(outside stages)"] = memo->unstaged_reads();
     if (!base[s->id].error.empty())
       throw NumericError("mutants: the unmutated suite " + s->id + " stopped: " + base[s->id].error);
@@ -252,9 +253,12 @@ json MutationReport::to_json() const {
   for (const auto& c : controls) controls_json.push_back({{"check", c}, {"verdict", verdict_name(baseline.at(c))}});
   json stages = json::object();
   for (const auto& [stage, reads] : stage_reads) stages[stage] = reads.names();
+  json seconds = json::object();
+  for (const auto& [stage, t] : stage_seconds) seconds[stage] = t;
   return {{"mutants", mutants},
           {"checks", checks},
           {"stage_reads", stages},
+          {"stage_seconds", seconds},
           {"controls", controls_json},
           {"one_sided", one_sided},
           {"uncaught_mutants", uncaught_mutants()},

@@ -57,6 +57,7 @@ struct MutationReport {
   /// The switches each suite's stages read in the unmutated run, by "suite/stage" ("suite/(outside stages)" for reads
   /// in no stage).
   std::map<std::string, MutantSet> stage_reads;
+  std::map<std::string, double> stage_seconds;  // each stage's time in the unmutated (recording) run
 
   int uncaught_mutants() const;
   std::vector<std::string> unkilled_checks() const;

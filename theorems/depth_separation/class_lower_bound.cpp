@@ -718,26 +718,34 @@ void run_class_lower_bound(const DepthSeparationConfig& cfg, const SuiteContext&
 
       },
       fams);
+  const auto families_by_m = [](const ClassFamilies& cf) {
+    std::map<int, CompletionFamilyCertificate> by_m;
+    for (const auto& [m, row] : cf.tight) by_m[m] = row.cert;
+    return by_m;
+  };
   run_stage(
-      ctx, r, "single-layer-sandwich",
+      ctx, r, "continuity-floor",
       [&](const ClassFamilies& cf, const SingleLayerStudy& study) {
-        const SharperClassBound sharper(cf.tight, target_range);
-        // The single-layer cost from both sides: the continuity floor, the code model, the separation for continuous models.
-        {
-          std::map<int, CompletionFamilyCertificate> by_m;
-          for (const auto& [m, row] : cf.tight) by_m[m] = row.cert;
-          run_single_layer_sandwich(
-              cfg, ctx, by_m,
-              [&](int T, double eps) {
-                if (!(sharper.family(T - 1).output_range > 0)) return ClassBoundAt{};
-                const ClassPackingBound b = sharper.at(T, {1, 1}, eps).bound;
-                return ClassBoundAt{b.lr_lower, b.vacuous};
-              },
-              study, r);
-        }
-
+        run_continuity_floor(cb, ctx, families_by_m(cf), study, r);
       },
       fams, fitted);
+  run_stage(
+      ctx, r, "upper-construction",
+      [&](const ClassFamilies& cf) {
+        const SharperClassBound sharper(cf.tight, target_range);
+        run_upper_construction(
+            cb, ctx,
+            [&](int T, double eps) {
+              if (!(sharper.family(T - 1).output_range > 0)) return ClassBoundAt{};
+              const ClassPackingBound b = sharper.at(T, {1, 1}, eps).bound;
+              return ClassBoundAt{b.lr_lower, b.vacuous};
+            },
+            r);
+      },
+      fams);
+  run_stage(
+      ctx, r, "continuous-separation",
+      [&](const ClassFamilies& cf) { run_continuous_separation(cfg, ctx, families_by_m(cf), r); }, fams);
   run_stage(
       ctx, r, "depth-separation",
       [&](const ClassFamilies& cf) {

@@ -63,6 +63,8 @@ std::vector<FloorCase> floor_cases(const SuiteContext& ctx, int T_largest, const
   return out;
 }
 
+}  // namespace
+
 void run_continuity_floor(const ClassBoundConfig& cb, const SuiteContext& ctx,
                           const std::map<int, CompletionFamilyCertificate>& fams, const SingleLayerStudy& study,
                           SuiteResult& r) {
@@ -268,16 +270,5 @@ void run_continuous_separation(const DepthSeparationConfig& cfg, const SuiteCont
   (void)ctx;
 }
 
-}  // namespace
-
-void run_single_layer_sandwich(const DepthSeparationConfig& cfg, const SuiteContext& ctx,
-                               const std::map<int, CompletionFamilyCertificate>& families_by_m,
-                               const std::function<ClassBoundAt(int, double)>& class_bound, const SingleLayerStudy& study,
-                               SuiteResult& r) {
-  if (cfg.class_bound.T.empty()) return;
-  run_continuity_floor(cfg.class_bound, ctx, families_by_m, study, r);
-  run_upper_construction(cfg.class_bound, ctx, class_bound, r);
-  run_continuous_separation(cfg, ctx, families_by_m, r);
-}
 
 }  // namespace infoflow

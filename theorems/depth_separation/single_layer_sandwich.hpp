@@ -26,12 +26,17 @@ struct ClassBoundAt {
   bool vacuous = true;
 };
 
-/// `families_by_m`: the tightened, certified completion families by prefix length m'; `class_bound(T, eps)`: the
-/// certified packing bound for one head with n = 1 at that point; `construction_lr(eps)`: the two-layer construction's
-/// certified L·R at the largest T.
-void run_single_layer_sandwich(const DepthSeparationConfig& cfg, const SuiteContext& ctx,
-                               const std::map<int, CompletionFamilyCertificate>& families_by_m,
-                               const std::function<ClassBoundAt(int T, double eps)>& class_bound,
-                               const SingleLayerStudy& study, SuiteResult& r);
+/// `families_by_m`: the tightened, certified completion families by prefix length m'.
+/// The floor per (T, h, n) and the check `continuity-floor.witnessed` (random and fitted models of `study`).
+void run_continuity_floor(const ClassBoundConfig& cb, const SuiteContext& ctx,
+                          const std::map<int, CompletionFamilyCertificate>& families_by_m, const SingleLayerStudy& study,
+                          SuiteResult& r);
+/// The code model against built instances (`exponent.upper-construction`) and the sandwich of the exponent against
+/// `class_bound(T, eps)`, the certified packing bound for one head with n = 1.
+void run_upper_construction(const ClassBoundConfig& cb, const SuiteContext& ctx,
+                            const std::function<ClassBoundAt(int T, double eps)>& class_bound, SuiteResult& r);
+/// The two-layer construction built below the floor at every T (`depth-separation.continuous`).
+void run_continuous_separation(const DepthSeparationConfig& cfg, const SuiteContext& ctx,
+                               const std::map<int, CompletionFamilyCertificate>& families_by_m, SuiteResult& r);
 
 }  // namespace infoflow
