@@ -220,7 +220,7 @@ expect "plan heads short" 2 "--heads: expected one head count per layer" -- "$cl
 expect "plan T" 2 "--T: expected a sequence length" -- "$cli" plan --target 'x[1]' --T 0
 
 # Theorem 1 is resumable: kill it mid-sweep, rerun, and the result equals an uninterrupted run.
-small=(thm1 --seed 5 --T 2,4 --eps 0.1,0.01,0.001 --fit-T 2,3 --p 2,4 --n 1 --class-fit-T 3 --class-fit-p 1,2)
+small=(thm1 --seed 5 --T 2,4 --eps 0.1,0.01,0.001 --fit-T 2,3 --p 2,4 --n 1 --class-T 5 --class-fit-T 3 --class-fit-p 1,2)
 "$cli" "${small[@]}" --out "$work/fresh" >/dev/null 2>&1
 "$cli" "${small[@]}" --out "$work/killed" --threads 1 >/dev/null 2>&1 &
 pid=$!

@@ -70,7 +70,7 @@ expect "threads 100000" 2 "--threads: expected a thread count between 1 and 256"
 expect "threads 2^31-1" 2 "--threads: expected a thread count between 1 and 256" -- "$cli" all --threads 2147483647 --out o
 
 # --- declared shapes are checked against the file before anything is allocated ---
-"$cli" thm1 --T 2 --eps 0.1 --fit-T 2 --p 2 --n 1 --class-T 4 --class-fit-T 3 --class-fit-p 1 --out w >/dev/null 2>&1
+"$cli" thm1 --T 2 --eps 0.1 --fit-T 2 --p 2 --n 1 --class-T 5 --class-fit-T 3 --class-fit-p 1 --out w >/dev/null 2>&1
 weights=w/weights/thm1-two-layer-d2-T2-eps0.1.json
 expect "deep baseline JSON" 2 "--baseline: .*nested deeper than 64 levels" -- "$cli" regress --baseline deep.json --current w
 $py - "$weights" <<'PY'
@@ -144,11 +144,11 @@ if (( ms < 30000 )); then passes=$((passes+1)); else echo "FAIL large plan searc
 expect "300 layers" 2 "--layers: expected 1 <= layers <= 64" -- "$cli" plan --target 'x[1]' --layers 300
 
 # --- concurrent runs: the second waits for nothing, it exits 2 naming --out ---
-"$cli" thm1 --T 2,3 --eps 0.1,0.01 --fit-T 2,3 --p 2,4 --n 1 --class-T 4 --class-fit-T 3 --class-fit-p 1 --out shared-out >/dev/null 2>&1 &
+"$cli" thm1 --T 2,3 --eps 0.1,0.01 --fit-T 2,3 --p 2,4 --n 1 --class-T 5 --class-fit-T 3 --class-fit-p 1 --out shared-out >/dev/null 2>&1 &
 first=$!
 for _ in $(seq 1 100); do [[ -e shared-out/.infoflow-lock ]] && break; sleep 0.05; done
 expect "second run on one --out" 2 "--out: another infoflow-verify run is writing to 'shared-out'" -- \
-  "$cli" thm1 --T 2,3 --eps 0.1,0.01 --fit-T 2,3 --p 2,4 --n 1 --class-T 4 --class-fit-T 3 --class-fit-p 1 --out shared-out
+  "$cli" thm1 --T 2,3 --eps 0.1,0.01 --fit-T 2,3 --p 2,4 --n 1 --class-T 5 --class-fit-T 3 --class-fit-p 1 --out shared-out
 wait $first; rc=$?
 if [[ $rc -le 1 ]]; then passes=$((passes+1)); else echo "FAIL first run exit $rc"; fails=$((fails+1)); fi
 if find shared-out -name '*.tmp*' | grep -q .; then echo "FAIL temporary files left behind"; fails=$((fails+1)); else passes=$((passes+1)); fi
