@@ -217,6 +217,18 @@ ContinuityWitness find_continuity_witness(const Model& model, const RevealingFam
   return best;
 }
 
+FloorWitness witness_against_floor(const Model& model, const RevealingFamily& family, double floor, std::uint64_t seed,
+                                   const std::string& check_id) {
+  FloorWitness w;
+  {
+    const CheckComputation own(check_id);
+    w.witness = find_continuity_witness(model, family, seed);
+  }
+  w.ratio = w.witness.any_readout_error_lower / floor;
+  w.holds = w.witness.found && w.witness.any_readout_error_lower >= floor * (1 - 1e-6);
+  return w;
+}
+
 Model random_continuous_single_layer(int T, int h, int n, std::uint64_t seed, double scale, int d) {
   Architecture a;
   a.d = d;

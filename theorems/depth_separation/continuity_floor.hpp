@@ -86,6 +86,17 @@ ContinuityWitness find_continuity_witness(const Model& model, const RevealingFam
 ContinuityWitness find_continuity_witness(const Model& model, const CompletionFamilyParams& p, int T, std::uint64_t seed,
                                           int starts = 24);
 
+/// One model held against a floor: the witness (its search recorded as `check_id`'s own computation, the floor being
+/// what the check judges), its ratio to the floor, and whether every readout's error at the pair reaches the floor
+/// (up to a relative 1e-6: the two states coincide only to the search's residual).
+struct FloorWitness {
+  ContinuityWitness witness;
+  double ratio = 0;
+  bool holds = false;
+};
+FloorWitness witness_against_floor(const Model& model, const RevealingFamily& family, double floor, std::uint64_t seed,
+                                   const std::string& check_id);
+
 /// A random continuous single-layer model of C1(h, n): token dimension d, an FFN encoder of width 8, a positional table
 /// of T rows, h heads of value dimension n, an FFN readout; weights of scale `scale` (seeded).
 Model random_continuous_single_layer(int T, int h, int n, std::uint64_t seed, double scale, int d = 2);

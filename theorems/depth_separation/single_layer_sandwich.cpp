@@ -105,16 +105,12 @@ void run_continuity_floor(const ClassBoundConfig& cb, const SuiteContext& ctx,
   for (const FloorCase& k : floor_cases(ctx, T_largest, study)) {
     const auto f = continuity_floor(k.T, k.h, k.n, fams);
     if (!f) continue;
-    ContinuityWitness w;
-    {
-      // The check's own computation: the search and the model's outputs in arb (the floor above is what it judges).
-      const CheckComputation own(c.id);
-      w = find_continuity_witness(k.model, fams.at(f->m).params, k.T, derive_seed(ctx.seed, "witness " + k.label));
-    }
+    const FloorWitness fw = witness_against_floor(k.model, completion_revealing_family(fams.at(f->m).params, k.T),
+                                                  f->floor_lower, derive_seed(ctx.seed, "witness " + k.label), c.id);
+    const ContinuityWitness& w = fw.witness;
+    const double ratio = fw.ratio;
     ++compared;
-    const double ratio = w.any_readout_error_lower / f->floor_lower;
-    const bool ok = w.found && w.any_readout_error_lower >= f->floor_lower * (1 - 1e-6);
-    below += !ok;
+    below += !fw.holds;
     if (ratio < smallest_ratio) smallest_ratio = ratio, smallest_at = k.label;
     wt.rows.push_back({k.label, std::to_string(k.T), std::to_string(k.h), std::to_string(k.n), fmt(f->floor_lower),
                        w.found ? "yes (j = " + std::to_string(w.j + 1) + ")" : "no", format_number(w.summary_residual, 2),
