@@ -79,3 +79,25 @@ TEST_CASE("continuity floor: the prefix summary decides the output (the segment 
   CHECK(sp[0] == Approx(sq[0]).epsilon(1e-14));
   CHECK(sp[1] == Approx(sq[1]).epsilon(1e-14));
 }
+
+#include "theorems/depth_separation/certify_construction.hpp"
+#include "theorems/depth_separation/two_layer_construction.hpp"
+
+TEST_CASE("two-layer construction: where it is built, its certified interpolation error is within the lemma chain") {
+  // Below 1e-5 the depth separation uses the chain instead of a built model (docs/lower-bounds.md §6): it must bound
+  // what the weights give wherever they are built.
+  for (int d : {2, 3})
+    for (double eps : {1e-1, 1e-2, 1e-3, 1e-4, 1e-5}) {
+      const TwoLayerMinDotConstruction con(d, 3, eps);
+      const MinDotCertificate cert = certify_two_layer_min_dot(con.model(), 3);
+      const double chain = TwoLayerMinDotConstruction::interpolation_chain(d, eps);
+      INFO("d = " << d << ", eps = " << eps << ": certified " << cert.interpolation << ", chain " << chain);
+      REQUIRE(cert.hypotheses_ok);
+      // Both are rigorous upper bounds of the same number (the built weights are the L5 interpolants): they agree up
+      // to the rounding of their arb evaluations.
+      CHECK(cert.interpolation <= chain * (1 + 1e-12));
+      CHECK(cert.interpolation >= chain * (1 - 1e-9));
+      CHECK(chain <= eps / 3 * (1 + 1e-12));  // the chain is the budget the construction was built to
+    }
+  CHECK_THROWS_AS(TwoLayerMinDotConstruction::interpolation_chain(2, 0.0), ContractError);
+}

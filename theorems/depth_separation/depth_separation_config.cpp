@@ -69,12 +69,10 @@ DepthSeparationConfig depth_separation_config(const SuiteContext& ctx) {
   for (int T : cb.T)
     if (T > 12) throw InputError("--class-T", "expected each T in [3, 12] (the family search is cubic in T)");
   cb.eps = log_spaced(1e-2, 1e-8, quick ? 7 : 13);
-  cb.crossover_eps = log_spaced(1e-1, 1e-12, 45);
-  // Four per decade to 1e-21: the class count grows like eps^(-kappa/2) against the construction's eps^(-1/2), so at
-  // T = 6 (kappa/2 = 3/4) the crossover lies near 1e-19. Below about 1e-21 the packing grid would need more than 2^62
-  // steps and the class bound stops growing (valid, no longer sharp), so the grid ends there. Closed forms only: no
-  // model is built below 1e-5.
-  cb.parameter_eps = log_spaced(1e-1, 1e-21, 81);
+  // Four per decade down to the smallest eps the construction is built at (`thm1 --eps` accepts every eps the report
+  // uses); below 1e-5 its L*R is certified by the lemma chain rather than from built weights.
+  for (double eps : log_spaced(1e-1, 1e-12, 45))
+    if (eps >= TwoLayerMinDotConstruction::smallest_eps(c.d)) cb.crossover_eps.push_back(eps);
   cb.family_samples = quick ? 200 : 1000;
   if (!quick) c.samples_per_family = ctx.profile == Profile::Full ? 12 : 20;
   auto& cf = c.class_fits;

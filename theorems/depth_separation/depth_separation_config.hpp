@@ -13,7 +13,6 @@ struct ClassBoundConfig {
   std::vector<int> value_dims{1, 2, 3};
   std::vector<double> eps;             // the bound's table and slope check
   std::vector<double> crossover_eps;   // the finer grid on which the crossover with the construction is sought
-  std::vector<double> parameter_eps;   // the grid of the crossover in parameters (weights in [−1, 1]), reaching further
   int family_samples = 400;            // second-route samples per family
 };
 

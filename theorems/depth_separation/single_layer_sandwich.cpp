@@ -255,9 +255,10 @@ void run_continuous_separation(const DepthSeparationConfig& cfg, const SuiteCont
     c.measured["T=" + std::to_string(T)] = {{"floor", f->floor_lower}, {"eps", eps}, {"certified", cert.total},
                                             {"parameters", counts.total}, {"max_abs_weight", counts.max_abs_weight}};
     c.figure = "T = " + std::to_string(T) + ", eps = " + format_number(eps, 2) +
-               ": no continuous one-layer model with one head of value dimension 1 reaches it at any size (sup error >= " +
-               format_number(f->floor_lower, 4) + " certified); the two-layer construction does with " +
-               std::to_string(counts.total) + " parameters (error <= " + format_number(cert.total, 3) + ", certified)";
+               ": no continuous one-layer model with one head of value dimension 1 (any weights: [-1, 1] or a bounded "
+               "encoder included) reaches it at any size (sup error >= " + format_number(f->floor_lower, 4) +
+               " certified); the two-layer construction does with " + std::to_string(counts.total) +
+               " parameters (error <= " + format_number(cert.total, 3) + ", certified): an unbounded ratio";
   }
   c.compared = compared;
   c.verdict = failures ? Verdict::Fail : Verdict::Pass;

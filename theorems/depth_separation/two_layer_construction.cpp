@@ -50,6 +50,13 @@ double TwoLayerMinDotConstruction::parameters_for(int d, double eps) {
   return static_cast<double>(ParamLayout(two_layer_min_dot_architecture(d, 0)).size()) + p1 * (E + 1) + E * (p1 + 1);
 }
 
+double TwoLayerMinDotConstruction::interpolation_chain(int d, double eps) {
+  if (d < 1 || !(eps > 0.0 && eps < 1.0)) throw ContractError("interpolation_chain", "expected d >= 1 and 0 < eps < 1");
+  const double m = std::ceil(2.0 / std::sqrt(16.0 * eps / (3.0 * d)));  // pieces_for without the width limit
+  const ArbBall h = ArbBall(2.0, 128) / ArbBall(m, 128);
+  return (ArbBall(static_cast<double>(d), 128) * h * h / ArbBall(16.0, 128)).upper();
+}
+
 TwoLayerMinDotConstruction::TwoLayerMinDotConstruction(int d, int T, double eps) : d_(d), T_(T), eps_(eps) {
   if (d < 1) throw ContractError("TwoLayerMinDotConstruction", "d: expected a token dimension d >= 1, got " + std::to_string(d));
   if (T < 1) throw ContractError("TwoLayerMinDotConstruction", "T: expected a sequence length T >= 1, got " + std::to_string(T));

@@ -48,6 +48,10 @@ class TwoLayerMinDotConstruction {
   /// Every parameter of the construction (temperatures excluded), from its architecture, for any ε in (0, 1): also
   /// below smallest_eps(d), where the model is not built (a double; exact below 2^53).
   static double parameters_for(int d, double eps);
+  /// The L5 lemma chain's bound on FFN_1's interpolation error at ε, for any ε in (0, 1) (also where the model is not
+  /// built): d·h²/16 with h = 2/m, m = ⌈2/√(16ε/(3d))⌉, evaluated in arb and rounded up. A built model's certified
+  /// interpolation error (certify_two_layer_min_dot, from its weights) never exceeds it.
+  static double interpolation_chain(int d, double eps);
 
   const Model& model() const { return model_; }
   int d() const { return d_; }
