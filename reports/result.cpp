@@ -241,7 +241,12 @@ SuiteResult suite_result_from_json(const json& j) {
       k.route = c.value("route", "");
       k.claimed_by = c.value("claimed_by", "");
       k.compared_by = c.value("compared_by", "");
-      k.compared = c.value("compared", -1L);
+      if (c.contains("compared")) {
+        const json& n = c.at("compared");
+        if (!n.is_number_integer() || n.get<long long>() < -1)
+          throw InputError("result", "check " + k.id + ": compared: expected a whole number >= -1");
+        k.compared = static_cast<long>(n.get<long long>());
+      }
       k.control_of = c.value("control_of", "");
       k.figure = c.value("figure", "");
       r.checks.push_back(k);
