@@ -20,8 +20,7 @@ same() {  # same NAME FILE: its thm3 result equals the baseline's once timings a
   then echo "ok   $1"; else echo "FAIL $1: $2 and the quick baseline's thm3 differ"; fails=$((fails+1)); fi
 }
 
-# 1. Same results as one process with 2 ranks (3 ranks: section 2 below; and the whole quick profile under 3 ranks,
-#    Theorem 1 included, is compared exactly with the quick baseline, a one-process run, by regress.quick_baseline).
+# 1. Same results as one process with 2 ranks (3 ranks: section 2 below).
 "$mpirun" -np 2 "$mpi_cli" all --only thm3 --out "$work/mpi2" >/dev/null 2>&1 || { echo "FAIL mpirun -np 2 all --only thm3"; exit 1; }
 same "all --only thm3: mpirun -np 2 = one process" "$work/mpi2/results.json"
 

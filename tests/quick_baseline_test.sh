@@ -5,9 +5,8 @@
 #   build/verify/infoflow-verify all --profile quick --out DIR
 #   build/verify/infoflow-verify regress --baseline reports/baselines/quick.json --current DIR --update-baseline
 #
-# Where MPI is built, the run is `mpirun -np 3 infoflow-verify-mpi all --profile quick --threads 1`: the same figures
-# as one process by design (docs/scaling.md), so one quick run checks the baseline, the MPI layer and the thread
-# count's independence at once (the baseline comes from a one-process run with 2 threads), within the test budget.
+# The test runs one process with one thread (the baseline is written with two: the same figures by design, so the
+# run checks the thread count's independence too). Given an MPI executable and mpirun it runs under 3 ranks instead.
 # usage: quick_baseline_test.sh PATH/TO/infoflow-verify PATH/TO/quick.json [PATH/TO/infoflow-verify-mpi MPIRUN]
 set -uo pipefail
 cli="$(realpath "$1")"
@@ -22,7 +21,7 @@ if [[ -n "$mpi_cli" && -n "$mpirun" ]]; then
   echo "quick run under MPI: mpirun -np 3 $(basename "$mpi_cli") all --profile quick --threads 1"
   "$mpirun" -np 3 "$mpi_cli" all --profile quick --threads 1 --out "$work/run" >"$work/all.log" 2>&1
 else
-  "$cli" all --profile quick --out "$work/run" >"$work/all.log" 2>&1
+  "$cli" all --profile quick --threads 1 --out "$work/run" >"$work/all.log" 2>&1
 fi
 rc=$?
 if [[ $rc -ne 0 ]]; then

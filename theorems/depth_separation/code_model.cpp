@@ -67,7 +67,7 @@ CodeModelChain code_model_chain(int T, int d, double eps) {
 CodeModelInstance build_code_model(int T, int d, long G, int samples, std::uint64_t seed) {
   if (T < 1 || d < 1 || G < 2) throw ContractError("build_code_model", "T, d >= 1 and G >= 2");
   const double codes_d = std::pow(static_cast<double>(G), T * d);
-  if (codes_d > kMaxCodes) throw ContractError("build_code_model", "at most 4096 codes");
+  if (codes_d > kMaxCodes) throw ContractError("build_code_model", "at most 1024 codes");
   const long N = static_cast<long>(codes_d);
   CodeModelInstance inst;
   inst.T = T, inst.d = d, inst.levels = G, inst.codes = N;

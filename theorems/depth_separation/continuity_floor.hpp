@@ -28,7 +28,7 @@
 namespace infoflow {
 
 /// The floor for C1(h, n) at sequence length T from the certified families (by prefix length m'): the best family
-/// with h(n+1) < m' ≤ T − 1. Empty when none qualifies (h(n+1) ≥ T − 2, or no certified family).
+/// with h(n+1) < m' ≤ T − 1. Empty when none qualifies (h(n+1) ≥ T − 1, or no certified family of such a length).
 struct ContinuityFloor {
   int T = 0, h = 0, n = 0;
   int m = 0;                // the family's prefix length m'

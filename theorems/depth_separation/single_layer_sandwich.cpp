@@ -80,7 +80,7 @@ void run_continuity_floor(const ClassBoundConfig& cb, const SuiteContext& ctx,
         const auto f = continuity_floor(T, h, n, fams);
         t.rows.push_back({std::to_string(T), std::to_string(h), std::to_string(n), std::to_string(h * (n + 1)),
                           f ? std::to_string(f->m) : "-", f ? fmt(f->range_lower) : "-",
-                          f ? fmt(f->floor_lower) : "none (h(n+1) >= T - 2)"});
+                          f ? fmt(f->floor_lower) : "none (h(n+1) >= T - 1, or no certified family)"});
       }
   r.tables.push_back(t);
 
@@ -92,7 +92,8 @@ void run_continuity_floor(const ClassBoundConfig& cb, const SuiteContext& ctx,
                 "theta'_j = rho, equal prefix summaries); evaluated in arb there, the two CLS states nearly coincide while "
                 "the targets differ by the family's range, so every readout of that encoder and attention (Lipschitz "
                 "constant at most the model's own L) errs by at least (|F - F'| - L |c - c'|)/2, which must reach the "
-                "certified floor: one model below it would refute the floor";
+                "certified floor. It fails when the promised pair is not found on some model (the theorem's promise not "
+                "kept there, or a search too weak) or when the floor claims more than half the range the pair shows";
   c.bound = "(|F - F'| - L |c - c'|)/2 >= floor * (1 - 1e-6) for every model";
   Table wt{"The continuity floor witnessed on models: the pair (theta, theta') with equal prefix summaries, the model's "
            "output gap there and its certified error (arb), against the floor",

@@ -66,7 +66,8 @@ void run_kth_continuity_floor(const std::vector<int>& Ts, const SuiteContext& ct
                 "encoders, positions, weights of scale 0.5-2): the pair Lebesgue's theorem promises on the order-statistic "
                 "family is found by search, and every readout of the model's encoder and attention (Lipschitz constant "
                 "at most its own) errs there by at least (|F - F'| - L |c - c'|)/2 in arb, which must reach the floor "
-                "(1 - 1e-9)/(2r)";
+                "(1 - 1e-9)/(2r); a pair not found, or a floor above half the range the pair shows, fails it. (7, 5) "
+                "is a mirrored case (k > T - k + 1)";
   c.bound = "(|F - F'| - L |c - c'|)/2 >= floor * (1 - 1e-6) for every model";
   Table wt{"Theorem 2's continuity floor witnessed on random continuous models", {"T", "k", "model scale", "floor",
                                                                                    "summary residual", "state gap",
@@ -76,7 +77,7 @@ void run_kth_continuity_floor(const std::vector<int>& Ts, const SuiteContext& ct
   long compared = 0, below = 0;
   double least = INFINITY;
   const int T_max = *std::max_element(Ts.begin(), Ts.end());
-  for (const auto& [T, k] : std::vector<std::pair<int, int>>{{5, 3}, {7, 3}, {7, 4}, {9, 5}}) {
+  for (const auto& [T, k] : std::vector<std::pair<int, int>>{{5, 3}, {7, 3}, {7, 4}, {7, 5}, {9, 5}}) {
     if (T > T_max) continue;
     const double floor = kth_continuity_floor(T, k, 1, 1);
     if (!(floor > 0)) continue;
