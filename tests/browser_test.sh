@@ -10,7 +10,7 @@ browser=$(command -v chromium || command -v chromium-browser || true)
 if [[ -z "$browser" ]]; then echo "chromium not installed (scripts/setup --with-browser): skipped"; exit 77; fi
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 "$cli" lemmas --out "$work/lemmas" >/dev/null 2>&1 || { echo "FAIL: lemmas suite did not run"; exit 1; }
-"$cli" thm1 --T 2,4 --eps 0.1,0.01,0.001 --fit-T 2,3,4 --p 2,4 --n 1 --out "$work/thm1-depth-separation" >/dev/null 2>&1
+"$cli" thm1 --T 2,4 --eps 0.1,0.01,0.001 --fit-T 2,3,4 --p 2,4 --n 1 --class-T 5 --class-fit-T 3,4 --class-fit-p 1,2,4,8 --out "$work/thm1-depth-separation" >/dev/null 2>&1
 [[ $? -le 1 ]] || { echo "FAIL: thm1 did not run"; exit 1; }
 "$cli" report --results "$work" --out "$work" >/dev/null || { echo "FAIL: report"; exit 1; }
 flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
