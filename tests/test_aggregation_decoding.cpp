@@ -3,10 +3,13 @@
 #include "theorems/aggregation_decoding/aggregation_maps.hpp"
 #include "theorems/aggregation_decoding/closest_pair.hpp"
 #include "theorems/aggregation_decoding/packing_bound.hpp"
+#include "theorems/aggregation_decoding/snake_decoder.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
+#include <set>
 
 using namespace infoflow;
 
@@ -92,4 +95,79 @@ TEST_CASE("Bad decoding arguments are InputErrors", "[thm3]") {
   REQUIRE_THROWS_WITH(packing_bound(1, 1, 0, 0.1), Catch::Contains("--E"));
   REQUIRE_THROWS_WITH(packing_bound(1, 1, 1, 0.4), Catch::Contains("--eps"));
   REQUIRE_THROWS_WITH(packing_bound(1, 1, 1, 0.0), Catch::Contains("--eps"));
+}
+
+TEST_CASE("The snake order: the closed form equals the enumeration, one digit moves by one per step", "[thm3]") {
+  for (auto [r, g] : {std::pair{1, 5L}, {2, 2L}, {2, 3L}, {3, 3L}, {2, 4L}, {3, 5L}, {4, 2L}}) {
+    const auto seq = snake_sequence(r, g);
+    REQUIRE(static_cast<long>(seq.size()) == static_cast<long>(std::pow(g, r)));
+    std::set<std::vector<long>> seen;
+    for (std::size_t k = 0; k < seq.size(); ++k) {
+      INFO("r = " << r << ", g = " << g << ", rank " << k);
+      REQUIRE(snake_digits(static_cast<long>(k), r, g) == seq[k]);
+      seen.insert(seq[k]);
+      if (k == 0) continue;
+      long moved = 0;
+      for (int j = 0; j < r; ++j) moved += std::labs(seq[k][j] - seq[k - 1][j]);
+      REQUIRE(moved == 1);
+    }
+    REQUIRE(static_cast<long>(seen.size()) == static_cast<long>(seq.size()));  // every configuration once
+  }
+}
+
+TEST_CASE("The snake decoder: weights in [-1, 1], width as the closed form, every configuration decoded", "[thm3]") {
+  for (auto [T0, d, E, g] : {std::tuple{2, 1, 1, 4L}, {4, 1, 2, 3L}, {3, 2, 2, 2L}, {3, 1, 2, 5L}, {2, 1, 2, 6L}}) {
+    INFO("T0 = " << T0 << ", d = " << d << ", E = " << E << ", g = " << g);
+    const SnakeCode code = make_snake_code({T0, d, E}, g);
+    const FfnDecoder dec = build_snake_decoder(code);
+    REQUIRE(dec.p == snake_width_formula(code));
+    const SnakeCertificate cert = certify_snake_decoder(code, dec);
+    REQUIRE(cert.weights_in_unit_box);
+    REQUIRE(cert.block_structure);
+    REQUIRE(cert.state_in_unit_ball);
+    REQUIRE(cert.lattice_error_upper < 1e-12);
+    // A second route: the dense double forward pass (FfnDecoder::evaluate) at every one of the g^C configurations,
+    // encoded from the configuration's digits by the block ranks (inverted by search over the closed form).
+    const int C = T0 * d;
+    long N = 1;
+    for (int i = 0; i < C; ++i) N *= g;
+    std::vector<std::map<std::vector<long>, long>> rank_of(E);
+    for (int e = 0; e < E; ++e)
+      for (long k = 0; k < code.block_points[e]; ++k) rank_of[e][snake_digits(k, code.block_digits[e], g)] = k;
+    double worst = 0;
+    for (long n = 0; n < N; ++n) {
+      std::vector<long> digits(C);
+      for (long rest = n, j = 0; j < C; ++j, rest /= g) digits[j] = rest % g;
+      std::vector<double> v(E);
+      for (int e = 0; e < E; ++e) {
+        const auto first = digits.begin() + code.block_start(e);
+        v[e] = snake_coordinate(code, e, rank_of[e].at(std::vector<long>(first, first + code.block_digits[e])));
+      }
+      const auto y = dec.evaluate(dec.params.data(), v, nullptr);
+      for (int j = 0; j < C; ++j) worst = std::max(worst, std::fabs(y[j] - snake_grid_value(code, digits[j])));
+    }
+    REQUIRE(worst < 1e-12);
+  }
+}
+
+TEST_CASE("The snake decoder's width grows as (2 eps)^(-2(r-1)) and stays above the packing bound", "[thm3]") {
+  for (auto [T0, E] : {std::pair{4, 2}, {6, 2}, {2, 1}}) {
+    const int r = T0 / E;
+    for (long g : {4L, 6L}) {
+      const SnakeCode code = make_snake_code({T0, 1, E}, g);
+      const double W = static_cast<double>(snake_width_formula(code));
+      const double bound = std::sqrt(static_cast<double>(E)) * std::pow(static_cast<double>(g), 2 * (r - 1)) * E +
+                           2.0 * std::pow(static_cast<double>(g), r - 1) * E;
+      INFO("T0 = " << T0 << ", E = " << E << ", g = " << g);
+      REQUIRE(W <= bound);
+      // Theorem 3's packing bound at the construction's error: no decoder below it.
+      REQUIRE(W >= packing_bound(T0, 1, E, code.eps()).width.upper());
+    }
+  }
+}
+
+TEST_CASE("Snake construction arguments are InputErrors", "[thm3]") {
+  REQUIRE_THROWS_AS(make_snake_code({1, 1, 2}, 4), InputError);  // T0 d < E
+  REQUIRE_THROWS_AS(make_snake_code({2, 1, 1}, 1), InputError);
+  REQUIRE_THROWS_AS(make_snake_code({40, 1, 1}, 3), InputError);  // 3^40 values on one coordinate
 }

@@ -225,6 +225,14 @@ const std::vector<MutantInfo>& all_mutants() {
        "the code model's readout Lipschitz bound d*G^(T*d) computed with one base-G digit too few, so the certified "
        "upper side of the single-layer cost is G times too small",
        {"thm1-depth-separation"}},
+      {Mutant::SnakeGrayParity, "snake-gray-parity",
+       "the snake encoder's closed-form Gray order counts digit j's reversals per g^j ranks instead of per g^(j+1), so the "
+       "decoder built from it interpolates the wrong configurations",
+       {"thm3-aggregation-decoding"}},
+      {Mutant::SnakeCopiesMerged, "snake-copies-merged",
+       "the snake decoder gives each breakpoint one unit carrying the whole slope change (an output weight above 1): "
+       "its width, counted, would meet the stated exponent while leaving the class",
+       {"thm3-aggregation-decoding"}},
   };
   return list;
 }

@@ -61,6 +61,8 @@ enum class Mutant {
   ConvexCombinationWeightsAtLowerEnds,  // the attention output's simplex range with each weight at its lower end
   ContinuityFloorWholeRange,    // the continuity floor taken as the family's whole range, not half of it
   CodeModelDropsDigit,          // the code model's Lipschitz bound counts one base-G digit too few
+  SnakeGrayParity,              // the snake encoder's closed-form Gray order reverses digit j on the wrong sweeps
+  SnakeCopiesMerged,            // the snake decoder gives each breakpoint one unit with the whole slope change
   Count,                        // not a mutant: the number of enumerators (MutantSet's size)
 };
 

@@ -30,6 +30,11 @@ DecodingConfig decoding_config(const SuiteContext& ctx) {
   c.pair_eps = {1.0 / 12, 1.0 / 24, 1.0 / 48, 1.0 / 96};
   c.fit_T0 = T0s;
   c.fit_E = Es;
+  // The decoder constructions at T0·d/E = 2 and 3 (d = 1 and d = 2); their widths grow as g^(2(r-1)), so the
+  // largest g keeps each under ~10^4 units.
+  c.constructions = {{{4, 1, 2}, {2, 3, 4, 6, 8, 12, 16}}, {{3, 2, 2}, {2, 3, 4, 5, 6}}};
+  if (!quick) c.constructions = {{{4, 1, 2}, {2, 3, 4, 6, 8, 12, 16, 24, 32}}, {{3, 2, 2}, {2, 3, 4, 5, 6, 8, 10}},
+                                 {{6, 1, 3}, {2, 3, 4, 6, 8, 12}}};
   c.widths = quick ? std::vector<int>{2, 4, 8, 16, 32} : std::vector<int>{2, 4, 8, 16, 32, 64};
   if (!quick) {
     c.train = 1500;

@@ -19,6 +19,12 @@ struct DecodingConfig {
   std::vector<int> fit_T0;                    // decoder fits, d = 1
   std::vector<int> fit_E;
   std::vector<int> widths;
+  // Theorem 3's upper side: snake-lattice encoders and their decoders (snake_decoder.hpp), T0·d/E >= 2.
+  struct ConstructionSweep {
+    DecodingShape shape;
+    std::vector<long> g;  // grid values per coordinate; eps = 1/(2g)
+  };
+  std::vector<ConstructionSweep> constructions;
   int train = 600, valid = 400, restarts = 2, max_iterations = 100;
 };
 
