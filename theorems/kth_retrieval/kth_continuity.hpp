@@ -22,4 +22,8 @@ double kth_continuity_floor(int T, int k, int heads, int n);
 /// promises, found on random continuous models, every readout's error there in arb, against the floor).
 void run_kth_continuity_floor(const std::vector<int>& Ts, const SuiteContext& ctx, SuiteResult& r);
 
+/// The separation between k = 1 and the k the floor decides, in parameters: `kth-separation.continuous` (the k = 1 head
+/// built below the floor and certified from its weights, against the floor).
+void run_kth_continuous_separation(const std::vector<int>& Ts, SuiteResult& r);
+
 }  // namespace infoflow
