@@ -1,3 +1,4 @@
+#include "numerics/scalar/arb_ball.hpp"
 #include "numerics/util/errors.hpp"
 #include "test_support.hpp"
 #include "theorems/aggregation_decoding/aggregation_maps.hpp"
@@ -116,7 +117,9 @@ TEST_CASE("The snake order: the closed form equals the enumeration, one digit mo
 }
 
 TEST_CASE("The snake decoder: weights in [-1, 1], width as the closed form, every configuration decoded", "[thm3]") {
-  for (auto [T0, d, E, g] : {std::tuple{2, 1, 1, 4L}, {4, 1, 2, 3L}, {3, 2, 2, 2L}, {3, 1, 2, 5L}, {2, 1, 2, 6L}}) {
+  // Uneven blocks (3, 1, 2), (5, 1, 2); E = 3 and 6, where 1/sqrt(E) in double would put the state outside the ball.
+  for (auto [T0, d, E, g] : {std::tuple{2, 1, 1, 4L}, {4, 1, 2, 3L}, {3, 2, 2, 2L}, {3, 1, 2, 5L}, {2, 1, 2, 6L},
+                             {5, 1, 2, 3L}, {6, 1, 3, 3L}, {3, 1, 3, 4L}, {6, 1, 6, 2L}}) {
     INFO("T0 = " << T0 << ", d = " << d << ", E = " << E << ", g = " << g);
     const SnakeCode code = make_snake_code({T0, d, E}, g);
     const FfnDecoder dec = build_snake_decoder(code);
@@ -124,6 +127,7 @@ TEST_CASE("The snake decoder: weights in [-1, 1], width as the closed form, ever
     const SnakeCertificate cert = certify_snake_decoder(code, dec);
     REQUIRE(cert.weights_in_unit_box);
     REQUIRE(cert.block_structure);
+    REQUIRE(cert.order_is_bijection);
     REQUIRE(cert.state_in_unit_ball);
     REQUIRE(cert.lattice_error_upper < 1e-12);
     // A second route: the dense double forward pass (FfnDecoder::evaluate) at every one of the g^C configurations,
@@ -170,4 +174,15 @@ TEST_CASE("Snake construction arguments are InputErrors", "[thm3]") {
   REQUIRE_THROWS_AS(make_snake_code({1, 1, 2}, 4), InputError);  // T0 d < E
   REQUIRE_THROWS_AS(make_snake_code({2, 1, 1}, 1), InputError);
   REQUIRE_THROWS_AS(make_snake_code({40, 1, 1}, 3), InputError);  // 3^40 values on one coordinate
+}
+
+TEST_CASE("The snake encoder's scale keeps the state in the unit ball for every E", "[thm3]") {
+  for (int E = 1; E <= 64; ++E) {
+    const double s = snake_scale(E);
+    INFO("E = " << E);
+    REQUIRE((ArbBall(E, 128) * ArbBall(s, 128) * ArbBall(s, 128)).upper() <= 1.0);
+    REQUIRE(s > (1.0 - 1e-15) / std::sqrt(static_cast<double>(E)));  // no more than rounding below 1/sqrt(E)
+  }
+  // A decoder too wide to build is refused before anything is allocated.
+  REQUIRE_THROWS_AS(build_snake_decoder(make_snake_code({19, 1, 1}, 2)), InputError);
 }

@@ -27,10 +27,10 @@ long checked_power(long g, int r) {
   return m;
 }
 
-// S_e = (m_e − 1)√E/(2g) as an arb ball.
+// S_e = (1/g)/Δu = (m_e − 1)/(2g·s) with s = snake_scale(E), as an arb ball.
 ArbBall block_slope(const SnakeCode& code, int e, long prec) {
-  return ArbBall(static_cast<double>(code.block_points[e] - 1), prec) * sqrt(ArbBall(code.shape.E, prec)) /
-         ArbBall(2.0 * static_cast<double>(code.g), prec);
+  return ArbBall(static_cast<double>(code.block_points[e] - 1), prec) /
+         (ArbBall(2.0 * static_cast<double>(code.g), prec) * ArbBall(snake_scale(code.shape.E), prec));
 }
 
 }  // namespace
@@ -88,9 +88,16 @@ std::vector<std::vector<long>> snake_sequence(int r, long g) {
   return out;
 }
 
+double snake_scale(int E) {
+  // 1/√E rounded in double can exceed 1/√E (E·s² > 1 for E = 3, 6, 10, …): step towards 0 until E·s² <= 1 in arb.
+  double s = 1.0 / std::sqrt(static_cast<double>(E));
+  while ((ArbBall(E, 128) * ArbBall(s, 128) * ArbBall(s, 128)).upper() > 1.0) s = std::nextafter(s, 0.0);
+  return s;
+}
+
 double snake_coordinate(const SnakeCode& code, int e, long rank) {
   const double m1 = static_cast<double>(code.block_points[e] - 1);
-  return (2.0 * static_cast<double>(rank) / m1 - 1.0) / std::sqrt(static_cast<double>(code.shape.E));
+  return (2.0 * static_cast<double>(rank) / m1 - 1.0) * snake_scale(code.shape.E);
 }
 
 double snake_grid_value(const SnakeCode& code, long digit) {
@@ -104,13 +111,17 @@ long snake_width_formula(const SnakeCode& code) {
     const double up = std::ceil(S.lower());
     if (!(up >= S.upper())) throw ContractError("snake_width_formula", "S_e is too close to an integer to take its ceiling");
     const long breakpoints = 2 * (code.block_points[e] / code.g) - 1;
+    if (up > static_cast<double>(kMaxWidth) * 4 || breakpoints > kMaxWidth * 4) return kMaxWidth + 1;  // too wide to build
     width += breakpoints * static_cast<long>(up);
+    if (width > kMaxWidth) return kMaxWidth + 1;
   }
   return width;
 }
 
 FfnDecoder build_snake_decoder(const SnakeCode& code) {
   const int E = code.shape.E, C = code.coords();
+  if (snake_width_formula(code) > kMaxWidth)
+    throw InputError("construction", "the decoder would have more than " + std::to_string(kMaxWidth) + " units; take a larger eps");
   struct Unit {
     int e;
     double bias;
@@ -121,7 +132,7 @@ FfnDecoder build_snake_decoder(const SnakeCode& code) {
   for (int e = 0; e < E; ++e) {
     const int r = code.block_digits[e], start = code.block_start(e);
     const long m = code.block_points[e];
-    const double S = static_cast<double>(m - 1) * std::sqrt(static_cast<double>(E)) / (2.0 * static_cast<double>(code.g));
+    const double S = static_cast<double>(m - 1) / (2.0 * static_cast<double>(code.g) * snake_scale(E));
     const long copies = static_cast<long>(std::ceil(S));
     const std::vector<long> first = snake_digits(0, r, code.g);
     for (int j = 0; j < r; ++j) b2[start + j] = snake_grid_value(code, first[j]);
@@ -144,8 +155,6 @@ FfnDecoder build_snake_decoder(const SnakeCode& code) {
       here = next;
     }
   }
-  if (static_cast<long>(units.size()) > kMaxWidth)
-    throw InputError("construction", "the decoder would have more than " + std::to_string(kMaxWidth) + " units; take a larger eps");
   FfnDecoder dec;
   dec.E = E;
   dec.p = static_cast<int>(units.size());
@@ -177,6 +186,7 @@ SnakeCertificate certify_snake_decoder(const SnakeCode& code, const FfnDecoder& 
   SnakeCertificate cert;
   cert.weights_in_unit_box = std::all_of(dec.params.begin(), dec.params.end(), [](double w) { return std::fabs(w) <= 1.0; });
   cert.block_structure = true;
+  cert.order_is_bijection = true;
   cert.configurations = std::pow(static_cast<double>(code.g), C);
   ArbBall worst(0.0, prec), radius2(0.0, prec);
   for (int e = 0; e < E; ++e) {
@@ -191,6 +201,15 @@ SnakeCertificate certify_snake_decoder(const SnakeCode& code, const FfnDecoder& 
       for (int f = 0; f < E; ++f) cert.block_structure &= f == e || W1[i * E + f] == 0.0;
     }
     const std::vector<std::vector<long>> sequence = snake_sequence(r, code.g);
+    // The enumerated order lists every digit vector of the block exactly once: then its values cover all g^r.
+    std::vector<char> seen(static_cast<std::size_t>(code.block_points[e]), 0);
+    for (const auto& digits : sequence) {
+      long index = 0;
+      for (int j = r - 1; j >= 0; --j) index = index * code.g + digits[j];
+      cert.order_is_bijection &= seen[static_cast<std::size_t>(index)] == 0;
+      seen[static_cast<std::size_t>(index)] = 1;
+    }
+    cert.order_is_bijection &= static_cast<long>(sequence.size()) == code.block_points[e];
     double largest = 0.0;  // an upper bound of |u| over the block's values
     for (std::size_t rank = 0; rank < sequence.size(); ++rank) {
       const ArbBall u(snake_coordinate(code, e, static_cast<long>(rank)), prec);
