@@ -45,7 +45,7 @@ Claim decoding_claim() {
                    "parameters (significant when T0 d > E).",
       .scope = "every two-layer decoder with weights in [-1, 1] of every map into the unit ball of R^E: its width is at "
                "least eps/(delta_N sqrt E) (packing and L4, computed in arb); the computed delta_N is attained exactly by "
-               "the lattice map at E = 1 and within the lattice's proven factor at E = 2 (T0 d/E = 1, 1.5, 2)
+               "the lattice map at E = 1 and within the lattice's proven factor at E = 2 (T0 d/E = 1, 1.5, 2)",
       .evidence = {"closest-pairs.packing-bound-order-at-E2", "closest-pairs.packing-bound-sharp-at-E1"},
       .certifiable = true,
       .figure_check = "closest-pairs.packing-bound-order-at-E2",
