@@ -32,6 +32,11 @@ void classify_kth_retrieval(SuiteResult& r) {
                 "certify_argmax_retrieval on the k = 1 head built at that eps",
                 "the continuity floor for the k-th largest against the k = 1 head built below it and certified from its "
                 "weights")},
+      {"kth-separation.lr",
+       evidence("completion_packing_bound on the order-statistic family (the class bound)",
+                "the k = 1 head built at each eps: certify_argmax_retrieval and its L*R from its weights (arb)",
+                "the certified class bound for the k-th largest against the k = 1 head built at the same eps, its L*R "
+                "computed from its weights")},
       // A model below a certified bound would be a defect; at these sizes the bound is vacuous at every fitted model's
       // error, so it compares nothing (inconclusive): a consistency test, not evidence.
       {"class-bound.fitted-models-respect", kSelfCheck},
@@ -83,7 +88,7 @@ std::vector<Claim> kth_retrieval_claims() {
                "k = 1 is reached at every eps with 0 FFN parameters (thm2.k1-cheap): an unbounded separation between "
                "k = 1 and those k. For any encoder the packing bound L*R >= c eps^(1 - min(k, T-k+1)/(h(n+1))) holds "
                "(§5)",
-      .evidence = {"class-bound.kth-continuity-floor", "kth-separation.continuous"},
+      .evidence = {"class-bound.kth-continuity-floor", "kth-separation.continuous", "kth-separation.lr"},
       .certifiable = true,
       .figure_check = "class-bound.kth-continuity-floor",
   };
@@ -128,6 +133,7 @@ SuiteInfo kth_retrieval_suite() {
     run_stage(ctx, r, "order-statistic-bound", [&] { run_order_statistic_bound(cfg.class_T, cfg.head_dims, ctx, r); });
     run_stage(ctx, r, "continuity-floor", [&] { run_kth_continuity_floor(cfg.class_T, ctx, r); });
     run_stage(ctx, r, "continuous-separation", [&] { run_kth_continuous_separation(cfg.class_T, r); });
+    run_stage(ctx, r, "lr-separation", [&] { run_kth_lr_separation(cfg.class_T, r); });
     run_stage(ctx, r, "certify-agreement", [&] {
       // `certify` (any model, no lemma) against the k = 1 construction's certificate S(T, beta).
       std::vector<CertifyAgreementCase> cases;

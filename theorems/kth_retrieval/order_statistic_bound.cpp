@@ -5,7 +5,10 @@
 #include "numerics/util/mutation.hpp"
 #include "numerics/util/rng.hpp"
 #include "reports/text_format.hpp"
+#include "numerics/lower_bounds/model_quantities.hpp"
+#include "theorems/kth_retrieval/argmax_construction.hpp"
 #include "theorems/kth_retrieval/kth_largest_target.hpp"
+#include "theorems/suite_options.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -166,6 +169,71 @@ void run_order_statistic_bound(const std::vector<int>& Ts, const std::vector<int
       "min(k, T-k+1) > n + 1, so it says nothing for k = 2 or k = T-1 at any n >= 1. Open: the summary's parameter exponent "
       "(T-k-1)/(n+1) is not derived here; it is not symmetric in k <-> T-k+1 although the problem is, and it is reported as "
       "stated (unverified).");
+}
+
+void run_kth_lr_separation(const std::vector<int>& Ts, SuiteResult& r) {
+  if (Ts.empty()) return;
+  const int T_max = *std::max_element(Ts.begin(), Ts.end());
+  Check c;
+  c.id = "kth-separation.lr";
+  c.grade = Grade::Certified;
+  c.statement = "For the middle k where the class bound grows (one head, n = 1: (T, k) = (7, 4), (9, 5)) and each eps of "
+                "the table: the certified class lower bound on L*R for retrieving the k-th largest (any encoder, positions, "
+                "scores) against the k = 1 head built at that eps, its sup error certified <= eps (L1 in arb) and its "
+                "L*R computed from its weights (readout Lipschitz bound times the value norm over [0, 1], in arb); the "
+                "separation holds at some eps of each (T, k), and the k = 1 head's L*R does not grow as eps falls";
+  c.bound = "class bound (k-th) > L*R (k = 1) at some eps; k = 1's L*R bounded";
+  Table t{"Theorem 2's separation in readout L*R: one head of value dimension 1, any encoder; the certified class lower "
+          "bound for the k-th largest against the k = 1 head built and certified at the same eps",
+          {"T", "k", "eps", "class bound (k-th largest)", "k = 1 head: L*R", "k = 1 certified error", "ratio"},
+          {}};
+  long compared = 0;
+  bool certified_all = true, separated_all = true;
+  double k1_lr_max = 0, k1_lr_min = INFINITY;
+  for (const auto& [T, k] : std::vector<std::pair<int, int>>{{7, 4}, {9, 5}}) {
+    if (T > T_max) continue;
+    const SingleLayerClass cls{1, 1};
+    bool separated = false;
+    for (double eps : kTableEps) {
+      const ClassPackingBound b = completion_packing_bound(cls, order_statistic_packing_family(T, k), eps, kPrec);
+      const OneHeadArgmaxConstruction con(T, eps);
+      double lr = 0, err = 0;
+      {
+        // The check's own computation: the built k = 1 head's certificate and L*R from its weights.
+        const CheckComputation own(c.id);
+        const ArgmaxCertificate cert = certify_argmax_retrieval(con.model(), T);
+        const ModelT<ArbBall> mb = convert_model<ArbBall>(con.model(), Precision{kPrec});
+        double R = 0;
+        for (double v : head_value_norms_on_box(mb, T, 0.0, 1.0)) R = std::max(R, v);
+        lr = (ArbBall(readout_lipschitz_upper(mb).value, kPrec) * ArbBall(R, kPrec)).upper();
+        err = cert.bound;
+        certified_all &= cert.hypotheses_ok && cert.bound <= eps;
+      }
+      ++compared;
+      k1_lr_max = std::max(k1_lr_max, lr);
+      k1_lr_min = std::min(k1_lr_min, lr);
+      const bool wins = !b.vacuous && b.lr_lower > lr;
+      separated |= wins;
+      t.rows.push_back({std::to_string(T), std::to_string(k), format_number(eps, 2),
+                        format_number(b.lr_lower, 4) + (b.vacuous ? " (vacuous)" : ""), format_number(lr, 4),
+                        format_number(err, 3), b.vacuous ? "-" : format_number(b.lr_lower / lr, 4)});
+      c.measured["T=" + std::to_string(T) + ",k=" + std::to_string(k) + ",eps=" + number_key(eps)] = {
+          {"class_bound", b.lr_lower}, {"vacuous", b.vacuous}, {"k1_lr", lr}, {"k1_certified", err}};
+      if (wins && T == 9 && c.figure.empty())
+        c.figure = "T = 9, eps = " + format_number(eps, 2) + ": every one-head (n = 1) single-layer model that retrieves the " +
+                   std::to_string(k) + "th largest needs L*R >= " + format_number(b.lr_lower, 4) +
+                   " (certified, any encoder); the k = 1 head has L*R = " + format_number(lr, 4) + " (certified <= eps): " +
+                   format_number(b.lr_lower / lr, 3) + "x";
+    }
+    separated_all &= separated;
+  }
+  // The k = 1 head's L*R must not grow with 1/eps (its cost is the temperature, which L*R does not count).
+  const bool bounded = compared > 0 && k1_lr_max <= 2 * k1_lr_min;
+  c.compared = compared;
+  c.verdict = certified_all && separated_all && bounded ? Verdict::Pass : Verdict::Fail;
+  c.measured["k1_lr_range"] = {k1_lr_min, k1_lr_max};
+  r.tables.push_back(t);
+  r.checks.push_back(c);
 }
 
 }  // namespace infoflow

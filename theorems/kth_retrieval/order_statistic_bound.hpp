@@ -32,4 +32,8 @@ OrderStatisticInput order_statistic_input(int T, int k, long G, const std::vecto
 void run_order_statistic_bound(const std::vector<int>& Ts, const std::vector<int>& head_dims, const SuiteContext& ctx,
                                SuiteResult& r);
 
+/// The separation between k = 1 and a middle k in readout L·R: `kth-separation.lr`, the certified class bound for the
+/// k-th largest (one head, n = 1, any encoder) against the k = 1 head built at the same eps, its L·R from its weights.
+void run_kth_lr_separation(const std::vector<int>& Ts, SuiteResult& r);
+
 }  // namespace infoflow
