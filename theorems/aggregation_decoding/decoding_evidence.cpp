@@ -431,7 +431,8 @@ void run_decoder_constructions(const DecodingConfig& cfg, const SuiteContext& ct
   r.checks.push_back(cert);
   Check count{"decoders.construction-width-count", Grade::Exact, counted ? Verdict::Pass : Verdict::Fail,
               "each built decoder's width (its units counted) equals the closed form "
-              "sum_e (2 g^(r_e - 1) - 1) ceil((g^(r_e) - 1) sqrt(E)/(2g)) from the breakpoint count of the Gray order, "
+              "sum_e (2 g^(r_e - 1) - 1) ceil((g^(r_e) - 1)/(2g s)), s = 1/sqrt(E) rounded down, from the breakpoint "
+              "count of the Gray order, "
               "on which the proven growth (2 eps)^(-2(ceil(T0 d/E) - 1)) rests",
               rows, {{"relation", "width == closed form"}}};
   count.compared = static_cast<long>(vals.size());
