@@ -409,7 +409,7 @@ void run_decoder_constructions(const DecodingConfig& cfg, const SuiteContext& ct
                " The construction's proven exponent is 2(ceil(T0 d/E) - 1) = " + format_number(proven, 3) +
                " (docs/theory.md §5.4): the cheapest decoder's exponent lies between the two.";
       if (!exponents.empty()) exponents += "; ";
-      exponents += "T0 d/E = " + format_number(ratio, 3) + ": " + fitted + " vs stated " + format_number(stated, 3) +
+      exponents += shape_text(sh) + " (T0 d/E = " + format_number(ratio, 3) + "): " + fitted + " vs stated " + format_number(stated, 3) +
                    (inside ? " (inside)" : s.fit->interval.lo > stated ? " (outside, above)" : " (outside, below)");
     }
     r.series.push_back(s);
