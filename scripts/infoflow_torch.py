@@ -367,6 +367,9 @@ def main(argv):
     except (ConversionError, OSError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except RecursionError:
+        print(f"error: {argv[2]}: nested deeper than the reader can follow (not a weights file)", file=sys.stderr)
+        return 2
     except pickle.UnpicklingError as e:  # weights_only refused a pickled module
         print(f"error: {argv[2]}: not a {{'config', 'state_dict'}} file ({e}); a pickled module loads only with "
               "--trust-pickle, since unpickling runs code", file=sys.stderr)

@@ -41,7 +41,8 @@ row=$("$table" "$work/hostile.json" | grep '^| 2 |') || fail "no row for a table
 echo '{}' > "$work/empty.json"
 printf '%s' '{"suite": "paper-experiments", "tables": [{"title": "Triangle centre", "columns": [], "rows": 7}]}' \
   > "$work/malformed.json"
-for bad in empty malformed; do
+python3 -c 'print("[" * 100000 + "]" * 100000)' > "$work/deep.json"  # beyond Python's recursion limit
+for bad in empty malformed deep; do
   printed=$("$table" "$work/$bad.json" 2>/dev/null)
   rc=$?
   [[ $rc -eq 2 && -z "$printed" ]] || fail "$bad.json gave exit $rc (expected 2) and printed '${printed:0:80}'"

@@ -714,6 +714,11 @@ TEST_CASE("a certificate altered by hand does not verify, and one about another 
   wrong_T["problem"]["T"] = 3;
   CHECK_THROWS_AS(check_certificate_file(wrong_T, s.model, nullptr, 1), InputError);
   CHECK_THROWS_AS(check_certificate_file(nlohmann::json{{"format", "x"}}, s.model, nullptr, 1), InputError);
+  // A bad target inside the certificate is named as the certificate's, not as --target.
+  nlohmann::json bad_target = s.certificate;
+  bad_target["problem"]["target"] = "max_{t} x[t] \xC3\xA9";
+  CHECK_THROWS_WITH(check_certificate_file(bad_target, s.model, nullptr, 1),
+                    Catch::StartsWith("certificate: problem.target: column") && Catch::Contains("(U+00E9)"));
   for (const nlohmann::json& entry : {nlohmann::json(1e20), nlohmann::json(18446744073709551615ull), nlohmann::json(-2),
                                       nlohmann::json(0.5), nlohmann::json("0")}) {
     nlohmann::json bad = s.certificate;

@@ -38,6 +38,12 @@ TEST_CASE("Malformed targets name the column and what was expected", "[infoflow]
   REQUIRE_THROWS_WITH(parse_target("x[1] +"), Catch::Contains("the end of the target"));
   REQUIRE_THROWS_WITH(parse_target("x[0]"), Catch::Contains("position >= 1"));
   REQUIRE_THROWS_AS(parse_target(""), InputError);
+  // A non-ASCII character is named whole (valid UTF-8 in the message), a stray byte in hex.
+  REQUIRE_THROWS_WITH(parse_target("max_{t} x[t] \xC3\xA9"), Catch::Contains("'\xC3\xA9' (U+00E9)"));
+  REQUIRE_THROWS_WITH(parse_target("max_{t} x[t] \xE2\x88\x91"), Catch::Contains("(U+2211)"));
+  REQUIRE_THROWS_WITH(parse_target("max_{t} x[t] \xC3"), Catch::Contains("the byte 0xC3"));
+  REQUIRE_THROWS_WITH(parse_target("max_{t} x[t] \xC0\xAF"), Catch::Contains("the byte 0xC0"));  // overlong
+  REQUIRE_THROWS_WITH(parse_target("max_{t} x[t] \x07"), Catch::Contains("control character 0x07"));
 }
 
 TEST_CASE("Prediction (i): Theorem 1's separation", "[infoflow]") {

@@ -247,8 +247,15 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   CertifyRequest q = request;
   if (q.d == 0) q.d = file_model.arch.d;
   validate(file_model, q);
-  const ParsedTarget target = parse_target(q.target);
-  check_target_evaluable(target, q.T, q.d);
+  // The target comes from the certificate here, not from the command line: its errors say so.
+  ParsedTarget target;
+  try {
+    target = parse_target(q.target);
+    check_target_evaluable(target, q.T, q.d);
+  } catch (const InputError& e) {
+    if (e.argument() != "--target") throw;
+    throw InputError("certificate", "problem.target: " + e.expectation());
+  }
   const CertifiedFunction f = certified_function(file_model, q, rounding);
   const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii);
   const BoxEvaluation on_box = evaluation.on_box();
@@ -332,8 +339,15 @@ CertificateCheckReport check_certificate_file(const json& certificate, const Mod
     throw InputError("certificate", std::string("expected a \"problem\" with target, T, d and execution: ") + e.what());
   }
   validate(file_model, q);
-  const ParsedTarget target = parse_target(q.target);
-  check_target_evaluable(target, q.T, q.d);
+  // The target comes from the certificate here, not from the command line: its errors say so.
+  ParsedTarget target;
+  try {
+    target = parse_target(q.target);
+    check_target_evaluable(target, q.T, q.d);
+  } catch (const InputError& e) {
+    if (e.argument() != "--target") throw;
+    throw InputError("certificate", "problem.target: " + e.expectation());
+  }
   const CertifiedFunction f = certified_function(file_model, q, rounding);
   if (certificate["problem"].value("weights_sha256", "") != f.problem["weights_sha256"])
     throw InputError("--weights", "the certificate is about another model (its weights_sha256 is not this file's " +
