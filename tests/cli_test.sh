@@ -78,6 +78,8 @@ import json, sys
 c = json.load(open(sys.argv[1])); c["claim"]["sup_error_upper"] = c["claim"]["sup_error_lower"]; json.dump(c, open(sys.argv[2], "w"))
 PY
 expect "check-certificate altered claim" 1 "NOT VERIFIED" -- "$cli" check-certificate "$work/cert_low.json" --weights "$weights"
+expect "check-certificate out of time" 4 "NOT DECIDED: the time budget ran out" -- "$cli" check-certificate "$work/cert.json" --weights "$weights" --budget 1e-9
+expect "check-certificate bad budget" 2 "--budget: expected 0 < S <= 86400" -- "$cli" check-certificate "$work/cert.json" --weights "$weights" --budget -3
 expect "check-certificate other model" 2 "--weights: the certificate is about another model" -- "$cli" check-certificate "$work/cert.json" --weights "$single"
 cp "$weights" "$work/w_copy.json"
 expect "certificate over the weights" 2 "--certificate: is the same file as --weights" -- "$cli" certify --weights "$work/w_copy.json" --target 'min_{s,t} dot(x[s], x[t])' --T 1 --certificate "$work/w_copy.json"

@@ -674,6 +674,15 @@ TEST_CASE("a search's certificate verifies, and the checker's verdict does not d
     CHECK(c.verdict.worst_leaf <= s.report.result.upper);
     CHECK(c.verdict.leaves == s.report.certificate_check->leaves);
   }
+  // A time budget that has run out before the first batch: not decided (neither verified nor a leaf above the claim);
+  // a budget that suffices changes nothing; a budget out of range is refused.
+  const CertificateCheckReport late = check_certificate_file(s.certificate, s.model, nullptr, 1, 1e-9);
+  CHECK(late.verdict.out_of_time);
+  CHECK_FALSE(late.verdict.verified());
+  CHECK(late.verdict.leaves_not_bounded == 0);
+  CHECK(check_certificate_file(s.certificate, s.model, nullptr, 1, 3600).verdict.verified());
+  CHECK_THROWS_AS(check_certificate_file(s.certificate, s.model, nullptr, 1, -1), InputError);
+  CHECK_THROWS_AS(check_certificate_file(s.certificate, s.model, nullptr, 1, 1e9), InputError);
 }
 
 TEST_CASE("a certificate altered by hand does not verify, and one about another model is refused", "[certify]") {

@@ -280,10 +280,12 @@ int cmd_certify(const std::string& weights, CertifyRequest q, const std::string&
   return rep.result.complete ? 0 : kExitUnknown;
 }
 
-int cmd_check_certificate(const std::string& file, const std::string& weights, int threads, bool as_json) {
+int cmd_check_certificate(const std::string& file, const std::string& weights, int threads, double budget, bool as_json) {
+  if (!(budget == 0 || (budget > 0 && budget <= 86400))) throw InputError("--budget", "expected 0 < S <= 86400 seconds");
   DecimalRounding rounding;
   const auto model = weights_from_json(read_json_file(weights, "--weights"), 256, &rounding);
-  const CertificateCheckReport rep = check_certificate_file(read_json_file(file, "certificate"), model, &rounding, threads);
+  const CertificateCheckReport rep =
+      check_certificate_file(read_json_file(file, "certificate"), model, &rounding, threads, budget);
   const CertificateVerdict& v = rep.verdict;
   if (as_json)
     std::cout << json{{"verified", v.verified()}, {"problem", rep.problem}, {"box_lo", rep.claim.lo}, {"box_hi", rep.claim.hi},
@@ -291,10 +293,11 @@ int cmd_check_certificate(const std::string& file, const std::string& weights, i
                       {"tree_well_formed", v.tree_well_formed}, {"tree_problem", v.tree_problem},
                       {"leaves", v.leaves}, {"leaves_not_bounded", v.leaves_not_bounded},
                       {"largest_leaf_bound", bound_to_json(v.worst_leaf)}, {"lower_attained", v.lower_attained},
-                      {"seconds", v.seconds}}.dump(2)
+                      {"out_of_time", v.out_of_time}, {"seconds", v.seconds}}.dump(2)
               << "\n";
   else std::cout << certificate_check_table(rep);
-  return v.verified() ? 0 : kExitCheckFailed;
+  if (v.verified()) return 0;
+  return v.out_of_time && v.leaves_not_bounded == 0 ? kExitUnknown : kExitCheckFailed;
 }
 
 // ---- fit ----
@@ -689,14 +692,17 @@ int cli_main(int argc, char** argv, const char* single_suite) {
                   "the checker refused (a defect: please report it).");
   std::string check_file, check_weights;
   int check_threads = 1;
+  double check_budget = 0;
   bool check_json = false;
   auto* check_cert = app.add_subcommand("check-certificate", "verify a certify proof certificate against a weights file");
   check_cert->add_option("certificate", check_file, "the certificate (certify --certificate FILE)")->required();
   check_cert->add_option("--weights", check_weights, "the weights JSON the certificate is about")->required();
   check_cert->add_option("--threads", check_threads, "threads over leaves (default 1; the verdict does not depend on it)");
+  check_cert->add_option("--budget", check_budget, "time budget in seconds (default: none); out of time is exit 4");
   check_cert->add_flag("--json", check_json, "print JSON instead of a table");
   check_cert->footer("Exit codes: 0 verified; 1 not verified (a leaf above the claim, a malformed tree, or the attained "
-                     "point below the claimed lower bound); 2 bad input (not a certificate, or one about another model).");
+                     "point below the claimed lower bound); 2 bad input (not a certificate, or one about another model); 4 "
+                     "the --budget ran out before every leaf was checked, none above the claim so far (not decided).");
   std::string csv, band;
   bool fit_json = false;
   auto* fit = app.add_subcommand("fit", "fit log y against log x from a CSV with columns x,y");
@@ -765,7 +771,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, fit_json, g.seed);
     if (certify->parsed()) return cmd_certify(certify_weights, certify_request, certify_box, certify_json);
-    if (check_cert->parsed()) return cmd_check_certificate(check_file, check_weights, check_threads, check_json);
+    if (check_cert->parsed()) return cmd_check_certificate(check_file, check_weights, check_threads, check_budget, check_json);
     if (bound->parsed()) return cmd_bound(bound_weights, bound_request, bound_json, g.seed);
     if (plan->parsed()) return cmd_plan(po);
     if (regress->parsed()) return cmd_regress(baseline, current, junit, update_baseline, regress_json);

@@ -109,7 +109,7 @@ double leaf_bound(const std::vector<double>& lo, const std::vector<double>& hi, 
 }  // namespace
 
 CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEvaluation& on_box,
-                                     const PointEvaluation& at_point, int threads) {
+                                     const PointEvaluation& at_point, int threads, double budget_seconds) {
   const auto start = std::chrono::steady_clock::now();
   CertificateVerdict v;
   const std::size_t n = claim.lo.size();
@@ -118,7 +118,17 @@ CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEva
   };
   std::vector<Leaf> stack{{claim.lo, claim.hi}}, batch;
   // Leaves are bounded in batches (parallel), and merged in tree order (deterministic for any thread count).
+  const auto over_budget = [&] {
+    return budget_seconds > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > budget_seconds;
+  };
   const auto flush = [&] {
+    // The budget is read before each batch: a batch once started is finished, so what was checked is whole leaves.
+    if (over_budget()) {
+      v.out_of_time = true;
+      batch.clear();
+      return;
+    }
     std::vector<double> bound(batch.size());
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
     for (std::size_t k = 0; k < batch.size(); ++k) bound[k] = leaf_bound(batch[k].lo, batch[k].hi, on_box, at_point, claim.prec);
@@ -132,6 +142,7 @@ CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEva
   };
   std::size_t pos = 0;
   while (!stack.empty()) {
+    if (v.out_of_time) break;
     if (pos >= claim.preorder.size()) {
       v.tree_problem = "the tree ends with boxes still undescribed: the leaves would not cover the box";
       break;
@@ -159,10 +170,14 @@ CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEva
     stack.push_back(std::move(upper_half));
     stack.push_back(std::move(box));  // the lower half comes first in preorder
   }
-  if (v.tree_problem.empty() && pos != claim.preorder.size())
+  if (v.tree_problem.empty() && !v.out_of_time && pos != claim.preorder.size())
     v.tree_problem = "the tree has " + std::to_string(claim.preorder.size() - pos) + " entries after its last leaf";
-  v.tree_well_formed = v.tree_problem.empty();
+  v.tree_well_formed = v.tree_problem.empty() && !v.out_of_time;  // a tree not read to its end is not judged
   if (v.tree_well_formed) flush();
+  if (v.out_of_time) {
+    v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return v;
+  }
   std::vector<ArbBall> point;
   for (double x : claim.attained_at) point.emplace_back(x, claim.prec);
   v.lower_attained = abs(at_point(point)).lower() >= claim.lower;  // NaN (an indeterminate value) fails

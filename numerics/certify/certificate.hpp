@@ -44,12 +44,15 @@ struct CertificateVerdict {
   double worst_leaf = 0;          // the largest leaf bound found
   std::vector<double> first_unbounded_lo, first_unbounded_hi;  // the first such leaf
   bool lower_attained = false;    // |e(attained_at)| ≥ lower, re-evaluated
+  bool out_of_time = false;       // the time budget ran out before every leaf was re-enclosed: nothing is decided
   double seconds = 0;
-  bool verified() const { return tree_well_formed && leaves_not_bounded == 0 && lower_attained; }
+  bool verified() const { return tree_well_formed && leaves_not_bounded == 0 && lower_attained && !out_of_time; }
 };
 
-/// Checks `claim` for the function that `on_box` and `at_point` evaluate. Deterministic for any thread count.
+/// Checks `claim` for the function that `on_box` and `at_point` evaluate. Deterministic for any thread count. With
+/// budget_seconds > 0 the check stops once that much time has passed (between batches of 256 leaves) and reports
+/// out_of_time: not verified, and not refuted either.
 CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEvaluation& on_box,
-                                     const PointEvaluation& at_point, int threads);
+                                     const PointEvaluation& at_point, int threads, double budget_seconds = 0);
 
 }  // namespace infoflow

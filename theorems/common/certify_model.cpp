@@ -247,15 +247,8 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   CertifyRequest q = request;
   if (q.d == 0) q.d = file_model.arch.d;
   validate(file_model, q);
-  // The target comes from the certificate here, not from the command line: its errors say so.
-  ParsedTarget target;
-  try {
-    target = parse_target(q.target);
-    check_target_evaluable(target, q.T, q.d);
-  } catch (const InputError& e) {
-    if (e.argument() != "--target") throw;
-    throw InputError("certificate", "problem.target: " + e.expectation());
-  }
+  const ParsedTarget target = parse_target(q.target);
+  check_target_evaluable(target, q.T, q.d);
   const CertifiedFunction f = certified_function(file_model, q, rounding);
   const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii);
   const BoxEvaluation on_box = evaluation.on_box();
@@ -324,8 +317,10 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
 
 
 CertificateCheckReport check_certificate_file(const json& certificate, const ModelT<mpfr::mpreal>& file_model,
-                                              const DecimalRounding* rounding, int threads) {
+                                              const DecimalRounding* rounding, int threads, double budget_seconds) {
   if (threads < 1 || threads > 256) throw InputError("--threads", "expected 1 <= K <= 256");
+  if (!(budget_seconds == 0 || (budget_seconds > 0 && budget_seconds <= 86400)))
+    throw InputError("--budget", "expected 0 < S <= 86400 seconds");
   CertificateCheckReport rep;
   rep.claim = certificate_claim_from_json(certificate);  // first: a document that is not a certificate says so
   CertifyRequest q;
@@ -357,7 +352,7 @@ CertificateCheckReport check_certificate_file(const json& certificate, const Mod
     throw InputError("certificate", "its box has " + std::to_string(rep.claim.lo.size()) + " coordinates, not T*d = " +
                                         std::to_string(q.T * q.d));
   const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii, rep.claim.prec);
-  rep.verdict = check_certificate(rep.claim, evaluation.on_box(), evaluation.at_point(), threads);
+  rep.verdict = check_certificate(rep.claim, evaluation.on_box(), evaluation.at_point(), threads, budget_seconds);
   return rep;
 }
 
@@ -376,11 +371,15 @@ std::string certificate_check_table(const CertificateCheckReport& r) {
       o << "[" << format_number(r.claim.lo[i], 17) << ", " << format_number(r.claim.hi[i], 17) << "]" << (i + 1 < r.claim.lo.size() ? " x " : "\n");
   o << "  claim: sup |model - F| <= " << format_bound(r.claim.upper, 6, true) << " over the box, >= "
     << format_bound(r.claim.lower, 6, false) << " attained\n";
-  if (!v.tree_well_formed) o << "  NOT VERIFIED: the split tree is malformed (" << v.tree_problem << ")\n";
+  if (v.out_of_time)
+    o << "  NOT DECIDED: the time budget ran out after " << v.leaves << " leaves (" << v.leaves_not_bounded
+      << " above the claim so far); rerun with a larger --budget\n";
+  else if (!v.tree_well_formed) o << "  NOT VERIFIED: the split tree is malformed (" << v.tree_problem << ")\n";
   o << "  " << v.leaves << " leaves re-enclosed (natural interval ∩ centred form, arb at " << r.claim.prec
     << " bits): largest bound " << format_bound(v.worst_leaf, 6, true) << ", " << v.leaves_not_bounded << " above the claim\n";
   o << "  attained point re-evaluated: " << (v.lower_attained ? "yes" : "NO, its value is below the claimed lower bound") << "\n";
-  o << "  " << (v.verified() ? "VERIFIED" : "NOT VERIFIED") << " in " << format_number(v.seconds, 3) << " s\n";
+  o << "  " << (v.verified() ? "VERIFIED" : v.out_of_time ? "NOT DECIDED" : "NOT VERIFIED") << " in "
+    << format_number(v.seconds, 3) << " s\n";
   return o.str();
 }
 

@@ -78,8 +78,9 @@ struct CertificateCheckReport {
   CertificateClaim claim;
   CertificateVerdict verdict;
 };
+/// budget_seconds: 0 for none, else in (0, 86400] (InputError "--budget" otherwise).
 CertificateCheckReport check_certificate_file(const nlohmann::json& certificate, const ModelT<mpfr::mpreal>& model,
-                                              const DecimalRounding* rounding, int threads);
+                                              const DecimalRounding* rounding, int threads, double budget_seconds = 0);
 std::string certificate_check_table(const CertificateCheckReport& r);
 
 /// Two independent routes to one model's sup error (docs/certify.md §4): branch-and-bound (any model) against a
