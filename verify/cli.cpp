@@ -672,7 +672,9 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   certify->add_option("--d", certify_request.d, "token dimension (default: the model's)");
   certify->add_option("--box", certify_box, "input box LO,HI for every coordinate (default 0,1)");
   certify->add_option("--gap", certify_request.relative_gap, "stop at upper <= lower (1 + G) (default 0.01)");
-  certify->add_option("--budget", certify_request.budget_seconds, "time budget in seconds (default 60)");
+  certify->add_option("--budget", certify_request.budget_seconds,
+                      "time budget of the search in seconds (default 60); with --certificate the checker runs after "
+                      "it and is not counted (check-certificate --budget bounds that)");
   certify->add_option("--max-boxes", certify_request.max_boxes, "box budget (default 1e7; deterministic, unlike --budget)");
   certify->add_option("--threads", certify_request.threads, "threads over boxes (default 1; the result does not depend on it)");
   certify->add_option("--execution", certify_request.execution,
