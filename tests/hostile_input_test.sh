@@ -262,12 +262,13 @@ else echo "FAIL a forged checkpoint record changed the result"; fails=$((fails+1
 
 # --- the lock covers every folder a run writes into ---
 mkdir -p nested/thm3-aggregation-decoding
-flock nested/thm3-aggregation-decoding/.infoflow-lock sleep 30 &
+# (the holder's output goes nowhere and its sleep ends with it, so that no orphan keeps ctest waiting)
+flock nested/thm3-aggregation-decoding/.infoflow-lock sleep 30 </dev/null >/dev/null 2>&1 &
 holder=$!
 sleep 0.3
 expect "nested output folder locked" 2 "--out: another infoflow-verify run is writing to 'nested/thm3-aggregation-decoding'" -- \
   "$cli" all --only thm3 --out nested
-kill $holder 2>/dev/null; wait $holder 2>/dev/null
+pkill -P $holder 2>/dev/null; kill $holder 2>/dev/null; wait $holder 2>/dev/null
 
 echo "hostile input: $passes passed, $fails failed"
 [[ $fails -eq 0 ]]
