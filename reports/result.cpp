@@ -2,6 +2,7 @@
 
 #include "numerics/util/errors.hpp"
 
+#include <climits>
 #include <cmath>
 
 namespace infoflow {
@@ -243,7 +244,8 @@ SuiteResult suite_result_from_json(const json& j) {
       k.compared_by = c.value("compared_by", "");
       if (c.contains("compared")) {
         const json& n = c.at("compared");
-        if (!n.is_number_integer() || n.get<long long>() < -1)
+        if (!n.is_number_integer() || (n.is_number_unsigned() && n.get<unsigned long long>() > LONG_MAX) ||
+            n.get<long long>() < -1)
           throw InputError("result", "check " + k.id + ": compared: expected a whole number >= -1");
         k.compared = static_cast<long>(n.get<long long>());
       }

@@ -12,6 +12,12 @@
 
 namespace infoflow {
 
+std::string ordinal(long n) {
+  const long last = n % 10, last_two = n % 100;
+  const char* suffix = (last_two >= 11 && last_two <= 13) ? "th" : last == 1 ? "st" : last == 2 ? "nd" : last == 3 ? "rd" : "th";
+  return std::to_string(n) + suffix;
+}
+
 std::string format_number(double v, int digits) {
   if (!std::isfinite(v)) return v > 0 ? "+inf" : (v < 0 ? "-inf" : "nan");
   std::ostringstream o;

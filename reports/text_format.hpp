@@ -13,6 +13,9 @@ std::string format_bound(double v, int digits, bool upward);
 
 std::string format_number(double v, int digits = 4);
 
+/// 1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st, …
+std::string ordinal(long n);
+
 /// Escapes & < > " ' for HTML text, attributes and XML alike; control characters other than tab, newline and
 /// carriage return (which XML 1.0 forbids) become U+FFFD.
 std::string xml_escape(const std::string& s);

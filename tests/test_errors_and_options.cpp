@@ -82,6 +82,15 @@ TEST_CASE("Unknown verdict and grade names are refused, not read as inconclusive
   j["checks"][0]["grade"] = "certified";
   j["checks"][0]["verdict"] = "ok";
   REQUIRE_THROWS_AS(suite_result_from_json(j), InputError);
+  j["checks"][0]["verdict"] = "pass";
+  // A compared count that is not a whole number >= -1, including one past long's range (which would wrap to -1).
+  for (const nlohmann::json& forged : {nlohmann::json(18446744073709551615ull), nlohmann::json(-2), nlohmann::json(0.5),
+                                       nlohmann::json("3")}) {
+    j["checks"][0]["compared"] = forged;
+    REQUIRE_THROWS_WITH(suite_result_from_json(j), Catch::Contains("compared: expected a whole number"));
+  }
+  j["checks"][0]["compared"] = 12;
+  REQUIRE(suite_result_from_json(j).checks[0].compared == 12);
 }
 
 TEST_CASE("A result survives the JSON round trip field by field", "[errors]") {

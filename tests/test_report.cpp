@@ -192,3 +192,15 @@ TEST_CASE("report reads DIR's own results only, and refuses none silently", "[re
   std::filesystem::remove_all(dir);
   std::filesystem::remove(test::temp_path("collect-outside.json"));
 }
+
+TEST_CASE("Ordinals", "[report]") {
+  CHECK(ordinal(1) == "1st");
+  CHECK(ordinal(2) == "2nd");
+  CHECK(ordinal(3) == "3rd");
+  CHECK(ordinal(4) == "4th");
+  CHECK(ordinal(11) == "11th");
+  CHECK(ordinal(12) == "12th");
+  CHECK(ordinal(13) == "13th");
+  CHECK(ordinal(21) == "21st");
+  CHECK(ordinal(112) == "112th");
+}

@@ -353,7 +353,7 @@ void run_decoder_constructions(const DecodingConfig& cfg, const SuiteContext& ct
       out.width_formula = snake_width_formula(code);
     }
     if (out.sup_error_upper <= 1.0 / 6.0)
-      out.packing_width = packing_bound(out.T0, out.d, out.E, out.sup_error_upper).width.upper();
+      out.packing_width = packing_bound(out.T0, out.d, out.E, out.sup_error_upper).width.lower();
     return out;
   }, cp, ctx.threads, ctx.progress);
 

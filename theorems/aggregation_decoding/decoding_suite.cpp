@@ -60,7 +60,7 @@ Claim decoding_upper_claim() {
       .source = "Theorem 3 (upper side, derived here)",
       .statement = "An explicit eps-dependent encoder and a two-layer decoder with weights in [-1, 1] recover T0 tokens of "
                    "R^d from E dimensions to sup error eps with width at most sqrt(E) (2 eps)^(-2(r - 1)) + "
-                   "2 (2 eps)^(-(r - 1)) per block, r = ceil(T0 d/E) (eps + 1e-14 in arb): the cheapest decoder's exponent lies between the stated "
+                   "2 (2 eps)^(-(r - 1)) per block, r = ceil(T0 d/E): the cheapest decoder's exponent lies between the stated "
                    "T0 d/E - 1 and 2(ceil(T0 d/E) - 1).",
       .scope = "the snake-lattice encoder (reflected Gray order of each block of T0 d/E digits on one coordinate) and its "
                "piecewise-linear decoder, built at T0 d/E = 2 and 3: each instance certified in arb over every "

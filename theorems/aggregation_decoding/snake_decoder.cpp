@@ -30,7 +30,7 @@ long checked_power(long g, int r) {
 // S_e = (1/g)/Δu = (m_e − 1)/(2g·s) with s = snake_scale(E), as an arb ball.
 ArbBall block_slope(const SnakeCode& code, int e, long prec) {
   return ArbBall(static_cast<double>(code.block_points[e] - 1), prec) /
-         (ArbBall(2.0 * static_cast<double>(code.g), prec) * ArbBall(snake_scale(code.shape.E), prec));
+         (ArbBall(2.0 * static_cast<double>(code.g), prec) * ArbBall(code.scale, prec));
 }
 
 }  // namespace
@@ -51,6 +51,7 @@ SnakeCode make_snake_code(const DecodingShape& shape, long g) {
   SnakeCode code;
   code.shape = shape;
   code.g = g;
+  code.scale = snake_scale(shape.E);
   for (int e = 0; e < shape.E; ++e) {
     code.block_digits.push_back(C / shape.E + (e < C % shape.E ? 1 : 0));
     code.block_points.push_back(checked_power(g, code.block_digits.back()));
@@ -97,7 +98,7 @@ double snake_scale(int E) {
 
 double snake_coordinate(const SnakeCode& code, int e, long rank) {
   const double m1 = static_cast<double>(code.block_points[e] - 1);
-  return (2.0 * static_cast<double>(rank) / m1 - 1.0) * snake_scale(code.shape.E);
+  return (2.0 * static_cast<double>(rank) / m1 - 1.0) * code.scale;
 }
 
 double snake_grid_value(const SnakeCode& code, long digit) {
@@ -132,7 +133,7 @@ FfnDecoder build_snake_decoder(const SnakeCode& code) {
   for (int e = 0; e < E; ++e) {
     const int r = code.block_digits[e], start = code.block_start(e);
     const long m = code.block_points[e];
-    const double S = static_cast<double>(m - 1) / (2.0 * static_cast<double>(code.g) * snake_scale(E));
+    const double S = static_cast<double>(m - 1) / (2.0 * static_cast<double>(code.g) * code.scale);
     const long copies = static_cast<long>(std::ceil(S));
     const std::vector<long> first = snake_digits(0, r, code.g);
     for (int j = 0; j < r; ++j) b2[start + j] = snake_grid_value(code, first[j]);

@@ -23,6 +23,7 @@ struct SnakeCode {
   long g = 2;                      // grid values per coordinate
   std::vector<int> block_digits;   // r_e: digits carried by state coordinate e (blocks of consecutive coordinates)
   std::vector<long> block_points;  // m_e = g^{r_e}
+  double scale = 1;                // snake_scale(E): the encoder's 1/√E, rounded down
   int coords() const { return shape.T0 * shape.d; }
   double eps() const { return 1.0 / (2.0 * static_cast<double>(g)); }  // the grid rounding error
   /// The first coordinate index of block e.

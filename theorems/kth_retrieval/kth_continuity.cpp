@@ -47,6 +47,11 @@ double kth_continuity_floor(int T, int k, int heads, int n) {
   return half_range_floor(order_statistic_packing_family(T, k).output_range);
 }
 
+namespace {
+// The (T, k) with a floor where the witnesses are searched and the separation is stated ((7, 5) is mirrored: k > T-k+1).
+const std::vector<std::pair<int, int>> kFloorCases{{5, 3}, {7, 3}, {7, 4}, {7, 5}, {9, 5}};
+}  // namespace
+
 void run_kth_continuity_floor(const std::vector<int>& Ts, const SuiteContext& ctx, SuiteResult& r) {
   if (Ts.empty()) return;
   Table t{"Theorem 2 for continuous single-layer models (one head, value dimension 1): the floor below which none "
@@ -78,7 +83,7 @@ void run_kth_continuity_floor(const std::vector<int>& Ts, const SuiteContext& ct
   long compared = 0, below = 0;
   double least = INFINITY;
   const int T_max = *std::max_element(Ts.begin(), Ts.end());
-  for (const auto& [T, k] : std::vector<std::pair<int, int>>{{5, 3}, {7, 3}, {7, 4}, {7, 5}, {9, 5}}) {
+  for (const auto& [T, k] : kFloorCases) {
     if (T > T_max) continue;
     const double floor = kth_continuity_floor(T, k, 1, 1);
     if (!(floor > 0)) continue;
@@ -109,7 +114,6 @@ void run_kth_continuity_floor(const std::vector<int>& Ts, const SuiteContext& ct
   r.checks.push_back(c);
 }
 
-// The (T, k) the floor's witnesses cover; the separation is stated at the same ones.
 void run_kth_continuous_separation(const std::vector<int>& Ts, SuiteResult& r) {
   if (Ts.empty()) return;
   Check c;
@@ -127,7 +131,7 @@ void run_kth_continuous_separation(const std::vector<int>& Ts, SuiteResult& r) {
           {}};
   long compared = 0, failures = 0;
   const int T_max = *std::max_element(Ts.begin(), Ts.end());
-  for (const auto& [T, k] : std::vector<std::pair<int, int>>{{5, 3}, {7, 3}, {7, 4}, {9, 5}}) {
+  for (const auto& [T, k] : kFloorCases) {
     if (T > T_max) continue;
     const double floor = kth_continuity_floor(T, k, 1, 1);
     double eps = 0;
@@ -157,7 +161,7 @@ void run_kth_continuous_separation(const std::vector<int>& Ts, SuiteResult& r) {
       c.figure = "T = " + std::to_string(T) + ", eps = " + format_number(eps, 2) + ": the k = 1 head retrieves the largest with " +
                  std::to_string(counts.total) + " parameters, " + std::to_string(counts.ffn) + " in FFNs (error <= " +
                  format_number(cert.bound, 3) + ", certified); no continuous one-layer model with one head of value "
-                 "dimension 1 retrieves the " + std::to_string(k) + "rd largest at any size (sup error >= " +
+                 "dimension 1 retrieves the " + ordinal(k) + " largest at any size (sup error >= " +
                  format_number(floor, 4) + " certified): an unbounded ratio";
   }
   c.compared = compared;

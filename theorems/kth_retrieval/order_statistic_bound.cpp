@@ -221,7 +221,7 @@ void run_kth_lr_separation(const std::vector<int>& Ts, SuiteResult& r) {
           {"class_bound", b.lr_lower}, {"vacuous", b.vacuous}, {"k1_lr", lr}, {"k1_certified", err}};
       if (wins && T == 9 && c.figure.empty())
         c.figure = "T = 9, eps = " + format_number(eps, 2) + ": every one-head (n = 1) single-layer model that retrieves the " +
-                   std::to_string(k) + "th largest needs L*R >= " + format_number(b.lr_lower, 4) +
+                   ordinal(k) + " largest needs L*R >= " + format_number(b.lr_lower, 4) +
                    " (certified, any encoder); the k = 1 head has L*R = " + format_number(lr, 4) + " (certified <= eps): " +
                    format_number(b.lr_lower / lr, 3) + "x";
     }
