@@ -427,7 +427,7 @@ void run_decoder_constructions(const DecodingConfig& cfg, const SuiteContext& ct
   for (const auto& v : vals) lattice_error = std::max(lattice_error, v.lattice_error_upper);
   cert.figure = "decoders certified to sup error eps + " + format_number(lattice_error, 2) + " at all " +
                 std::to_string(vals.size()) + " (shape, eps), up to " +
-                format_number(most, 3) + " configurations; parameter exponent " + exponents;
+                format_number(most, 3) + " configurations; fitted parameter exponent " + exponents;
   r.checks.push_back(cert);
   Check count{"decoders.construction-width-count", Grade::Exact, counted ? Verdict::Pass : Verdict::Fail,
               "each built decoder's width (its units counted) equals the closed form "
