@@ -7,13 +7,14 @@ writes the weights JSON object from it, `from_weights(obj)` builds it back; `fro
 state_dict with this module's parameter names and shapes. Anything else is refused with an error naming the key.
 
     python3 scripts/infoflow_torch.py export MODEL.pt WEIGHTS.json    # {"config", "state_dict"} as `import` writes it
+                                                                      # (read with weights_only=True: no code runs)
     python3 scripts/infoflow_torch.py export MODEL.pt WEIGHTS.json --trust-pickle   # a torch.save'd module (runs its pickle)
-    python3 scripts/infoflow_torch.py import WEIGHTS.json MODEL.pt    # torch.save of the module's state_dict + betas
+    python3 scripts/infoflow_torch.py import WEIGHTS.json MODEL.pt    # torch.save of {"config": JSON text, "state_dict"}
     python3 scripts/infoflow_torch.py --help
 
 Exit codes: 0 done; 2 bad input (the message names the key or shape); 3 PyTorch is not installed.
 """
-import json, math, pickle, sys
+import json, math, pickle, re, sys
 
 try:
     import torch
@@ -143,6 +144,12 @@ def to_weights(model):
     for v in _all_numbers(out):
         if not math.isfinite(v):
             raise ConversionError("a weight is not finite (NaN or infinity): the format holds finite numbers only")
+    # The reader's rule (docs/weights-format.md): every temperature > 0. A file `eval` would refuse is not written.
+    for i, layer in enumerate(out["layers"]):
+        for j, h in enumerate(layer["heads"]):
+            if not h["beta"] > 0:
+                raise ConversionError(f"layers[{i}].heads[{j}].beta: expected a finite number > 0, got {h['beta']!r} "
+                                      "(infoflow-verify's reader refuses it)")
     return out
 
 
@@ -163,11 +170,27 @@ def _get(obj, key, where):
     return obj[key]
 
 
+# A decimal number as infoflow-verify's reader takes it (a JSON number, or a string of decimal digits with an optional
+# sign, point and exponent): never true/false (JSON booleans are not numbers there), nor "inf", "nan" or "1_000".
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _number(x, where):
+    if isinstance(x, bool) or not isinstance(x, (int, float, str)):
+        raise ConversionError(f"{where}: expected a number or a decimal string, got {json.dumps(x)[:40]}")
+    if isinstance(x, str) and not _DECIMAL.fullmatch(x):
+        raise ConversionError(f"{where}: expected a decimal number, got {json.dumps(x)[:40]}")
+    v = float(x)
+    if not math.isfinite(v):
+        raise ConversionError(f"{where}: expected a finite number")
+    return v
+
+
 def _tensor(value, shape, where):
     try:
-        t = torch.tensor([float(x) for x in value] if shape[0] == -1 else [[float(x) for x in r] for r in value],
-                         dtype=torch.float64)
-    except (TypeError, ValueError):
+        t = torch.tensor([_number(x, where) for x in value] if shape[0] == -1
+                         else [[_number(x, where) for x in r] for r in value], dtype=torch.float64)
+    except TypeError:
         raise ConversionError(f"{where}: expected {'a vector' if shape[0] == -1 else 'a matrix'} of numbers")
     want = tuple(s for s in shape if s != -1)
     if tuple(t.shape) != want:
@@ -253,8 +276,8 @@ def _from_weights(obj):
         heads = []
         for j, h in enumerate(_get(layer, "heads", f"layers[{i}]")):
             where = f"layers[{i}].heads[{j}]"
-            beta = float(_get(h, "beta", where))
-            if not beta > 0 or not math.isfinite(beta):
+            beta = _number(_get(h, "beta", where), where + ".beta")
+            if not beta > 0:
                 raise ConversionError(f"{where}.beta: expected a finite number > 0")
             heads.append((len(_get(h, "Q", where)), len(_get(h, "V", where)), beta))
         ffn = layer.get("ffn")
@@ -305,9 +328,11 @@ def _check_config(config, state_dict):
         heads, width = layer
         if not 1 <= len(heads) <= 64 or not (isinstance(width, int) and 0 <= width <= MAX_DIM):
             raise ConversionError(f"config layers[{i}]: expected 1 to 64 heads and an FFN width in [0, {MAX_DIM}]")
-        for key_dim, value_dim, _ in heads:
-            if not all(isinstance(v, int) and 1 <= v <= MAX_DIM for v in (key_dim, value_dim)):
+        for key_dim, value_dim, beta in heads:
+            if not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_DIM for v in (key_dim, value_dim)):
                 raise ConversionError(f"config layers[{i}]: head dimensions must be integers in [1, {MAX_DIM}]")
+            if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not (math.isfinite(beta) and beta > 0):
+                raise ConversionError(f"config layers[{i}]: a head's beta must be a finite number > 0, got {beta!r}")
     for key in ("encoder", "readout"):
         kind, width = config.get(key, ("affine", 0))
         if kind not in ("affine", "ffn") or not (isinstance(width, int) and 0 <= width <= MAX_DIM):
@@ -353,14 +378,16 @@ def main(argv):
             trusted = "--trust-pickle" in argv[4:]
             obj = torch.load(argv[2], weights_only=not trusted)
             if isinstance(obj, dict) and "config" in obj and "state_dict" in obj:
-                obj = from_state_dict(obj["state_dict"], obj["config"])
+                obj = from_state_dict(obj["state_dict"], _config_from_file(obj["config"]))
             with open(argv[3], "w") as f:
                 json.dump(to_weights(obj), f)
             return 0
         if argv[1] == "import" and len(argv) == 4:
             with open(argv[2]) as f:
                 model = from_weights(json.load(f))
-            torch.save({"config": model_config(model), "state_dict": model.state_dict()}, argv[3])
+            # The config as a JSON string: torch.load(weights_only=True) reads strings, dicts and tensors only (Debian's
+            # torch 1.13 refuses a pickled float), so `export` reads this file back without --trust-pickle.
+            torch.save({"config": json.dumps(model_config(model)), "state_dict": model.state_dict()}, argv[3])
             return 0
         print("error: expected `export MODEL.pt WEIGHTS.json` or `import WEIGHTS.json MODEL.pt` (--help)", file=sys.stderr)
         return 2
@@ -374,6 +401,19 @@ def main(argv):
         print(f"error: {argv[2]}: not a {{'config', 'state_dict'}} file ({e}); a pickled module loads only with "
               "--trust-pickle, since unpickling runs code", file=sys.stderr)
         return 2
+
+
+def _config_from_file(config):
+    """The config as `import` stores it (a JSON string) or as a dict (a file saved by a program, read with
+    --trust-pickle)."""
+    if isinstance(config, str):
+        try:
+            config = json.loads(config)
+        except json.JSONDecodeError as e:
+            raise ConversionError(f"config: expected the JSON of model_config(model) ({e})") from None
+    if not isinstance(config, dict):
+        raise ConversionError("config: expected a dict or its JSON (model_config(model))")
+    return config
 
 
 def model_config(model):

@@ -85,6 +85,28 @@ cp "$weights" "$work/w_copy.json"
 expect "certificate over the weights" 2 "--certificate: is the same file as --weights" -- "$cli" certify --weights "$work/w_copy.json" --target 'min_{s,t} dot(x[s], x[t])' --T 1 --certificate "$work/w_copy.json"
 expect "check-certificate names its box" 0 "box: \[0, 1\]\^2" -- "$cli" check-certificate "$work/cert.json" --weights "$weights"
 expect "check-certificate not one" 2 "certificate: expected a document" -- "$cli" check-certificate "$work/in_ok.json" --weights "$weights"
+expect "check-certificate says what it covers" 0 "covers: the real-number function the weights define" -- "$cli" check-certificate "$work/cert.json" --weights "$weights"
+# execution: a real-number certificate edited to claim the float64 execution carries no rounding bound: not verified.
+$py - "$work/cert.json" "$work/cert_double.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["problem"]["execution"] = "double"; json.dump(c, open(sys.argv[2], "w"))
+PY
+expect "check-certificate execution edited to double" 1 "float64 execution NOT VERIFIED: execution double, but no float64_rounding" -- "$cli" check-certificate "$work/cert_double.json" --weights "$weights"
+# A certificate of the float64 execution carries its rounding bound, which the checker derives again; lowered, refused.
+expect "certify double with a certificate" 0 "verified by the independent checker" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 1 --execution double --rounding-boxes 8 --certificate "$work/cert_f64.json"
+expect "check-certificate double" 0 "float64 rounding derived again: .* so sup \|model_double - F\| <=" -- "$cli" check-certificate "$work/cert_f64.json" --weights "$weights"
+$py - "$work/cert_f64.json" "$work/cert_f64_low.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["float64_rounding"]["bound"] /= 2; json.dump(c, open(sys.argv[2], "w"))
+PY
+expect "check-certificate double, rounding lowered" 1 "float64 execution NOT VERIFIED: the rounding bound derived again" -- "$cli" check-certificate "$work/cert_f64_low.json" --weights "$weights"
+# --box: a per-coordinate box (T*d numbers each side), refused with the count it expected.
+expect "certify per-coordinate box" 0 "box \[0.5, 1\] x \[0, 0.25\]" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 1 --box 0.5,0,1,0.25
+expect "certify box of the wrong size" 2 "--box: expected LO,HI \(a cube\) or 2 lower ends then 2 upper ends" -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 1 --box 0,0,0,1,1,1
+expect "certify box with a terminal escape" 2 'got .0,\\x1B\[31m' -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 1 --box $'0,\x1b[31m'
+# certify-soundness: a few triples, none unsound; bad sizes are refused.
+expect "certify-soundness" 0 "unsound: 0 of 3" -- "$cli" certify-soundness --triples 3 --threads 2
+expect "certify-soundness bad size" 2 "--triples: expected 1 <= N <= 1e6" -- "$cli" certify-soundness --triples 0
 expect "bound bad class-T" 2 "--class-T" -- "$cli" thm1 --class-T 40 --out "$work/ct"
 expect "eval bad value" 2 '--inputs inputs\[0\]\[1\]\[1\]: expected a decimal number' -- "$cli" eval --weights "$weights" --inputs "$work/in_bad.json"
 expect "eval bad shape" 2 '--inputs inputs\[0\]\[1\]: expected a token of dimension d = 2' -- "$cli" eval --weights "$weights" --inputs "$work/in_shape.json"

@@ -13,6 +13,9 @@ sys.path.insert(0, os.path.join(sys.argv[2], "scripts"))
 import infoflow_torch as it
 
 if it.torch is None:
+    if os.environ.get("INFOFLOW_REQUIRE_TORCH") == "1":  # scripts/test --with-torch (CI): a skip would hide the test
+        print("FAIL: PyTorch is not installed but INFOFLOW_REQUIRE_TORCH=1 (scripts/test --with-torch) requires the round trip")
+        sys.exit(1)
     print("SKIP: PyTorch is not installed (Debian: apt-get install python3-torch); the round trip was not run")
     sys.exit(77)
 torch = it.torch
@@ -133,6 +136,48 @@ with tempfile.TemporaryDirectory() as tmp:
     check("export CLI", rc == 0 and it.to_weights(m) == json.load(open(path_json)), f"exit {rc}")
     rc = subprocess.run([sys.executable, script, "import", path_json, path_back]).returncode
     check("import CLI", rc == 0, f"exit {rc}")
+    # The tool's own output reads back with the protection on: import, then export without --trust-pickle, gives the
+    # same weights (the config is stored as JSON text, which weights_only=True loads).
+    path_json2 = os.path.join(tmp, "m2.json")
+    run = subprocess.run([sys.executable, script, "export", path_back, path_json2], capture_output=True, text=True)
+    check("import then export without --trust-pickle", run.returncode == 0 and
+          json.load(open(path_json2)) == json.load(open(path_json)), f"exit {run.returncode}: {run.stderr}")
+    # A model whose temperature is 0 is not exported (eval would refuse the file), by the CLI or the function.
+    zero = it.InfoflowTransformer(**configs[0])
+    with torch.no_grad():
+        zero.layers[0].heads[0].beta.zero_()
+    torch.save({"config": json.dumps(it.model_config(zero)), "state_dict": zero.state_dict()}, path_pt)
+    run = subprocess.run([sys.executable, script, "export", path_pt, path_json2], capture_output=True, text=True)
+    check("export of beta = 0 exits 2 naming it", run.returncode == 2 and "beta" in run.stderr,
+          f"exit {run.returncode}: {run.stderr}")
+    try:
+        it.to_weights(zero)
+        check("to_weights refuses beta = 0", False, "accepted")
+    except it.ConversionError as e:
+        check("to_weights refuses beta = 0", "layers[0].heads[0].beta" in str(e), str(e))
+    # import applies the C++ reader's rules: numbers or decimal strings only (true is not 1.0), beta > 0.
+    for name, alter, needle in (
+            ("true as a weight", lambda o: o["layers"][0]["W_O"][0].__setitem__(0, True), "layers[0].W_O"),
+            ("a non-decimal string", lambda o: o["cls0"].__setitem__(0, "0x10"), "cls0"),
+            ("infinity as a string", lambda o: o["cls0"].__setitem__(0, "inf"), "cls0"),
+            ("true as beta", lambda o: o["layers"][0]["heads"][0].update(beta=True), "beta"),
+            ("negative beta", lambda o: o["layers"][0]["heads"][0].update(beta=-1.0), "beta")):
+        obj = json.loads(json.dumps(good))
+        alter(obj)
+        bad_path = os.path.join(tmp, "refused.json")
+        with open(bad_path, "w") as f:
+            json.dump(obj, f)
+        run = subprocess.run([sys.executable, script, "import", bad_path, path_back], capture_output=True, text=True)
+        check(f"import refuses {name}", run.returncode == 2 and needle in run.stderr, f"exit {run.returncode}: {run.stderr}")
+    obj = json.loads(json.dumps(good))
+    obj["cls0"][0] = "0.25"  # a decimal string, as the C++ reader takes it
+    check("a decimal string is a number", float(it.from_weights(obj).cls0[0]) == 0.25)
+    # JSON nested 100,000 deep is bad input (exit 2), never a traceback.
+    deep = os.path.join(tmp, "deep.json")
+    with open(deep, "w") as f:
+        f.write("[" * 100000 + "]" * 100000)
+    run = subprocess.run([sys.executable, script, "import", deep, path_back], capture_output=True, text=True)
+    check("deep JSON exits 2", run.returncode == 2 and "Traceback" not in run.stderr, f"exit {run.returncode}: {run.stderr[-300:]}")
     with open(os.path.join(tmp, "bad.json"), "w") as f:
         f.write('{"format": "something else"}')
     run = subprocess.run([sys.executable, script, "import", os.path.join(tmp, "bad.json"), path_back], capture_output=True, text=True)

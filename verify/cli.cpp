@@ -15,6 +15,9 @@
 #include "reports/claims.hpp"
 #include "reports/regression.hpp"
 #include "theorems/common/certify_model.hpp"
+#include "theorems/common/certify_soundness.hpp"
+
+#include <mpfr.h>
 #include "theorems/common/model_class_bound.hpp"
 #include "theorems/infoflow/planner.hpp"
 #include "reports/report_writer.hpp"
@@ -243,24 +246,39 @@ int cmd_bound(const std::string& weights, ModelBoundRequest q, bool as_json, std
 // ---- certify ----
 int cmd_certify(const std::string& weights, CertifyRequest q, const std::string& box, bool as_json) {
   if (!box.empty()) {
-    const auto comma = box.find(',');
-    const std::string expected = "expected LO,HI with LO < HI, got '" + box + "'";
-    if (comma == std::string::npos) throw InputError("--box", expected);
-    try {
-      std::size_t used = 0;
-      q.box_lo = std::stod(box.substr(0, comma), &used);
-      if (used != comma) throw InputError("--box", expected);
-      const std::string rest = box.substr(comma + 1);
-      q.box_hi = std::stod(rest, &used);
-      if (used != rest.size()) throw InputError("--box", expected);
-    } catch (const std::logic_error&) {
-      throw InputError("--box", expected);
+    // LO,HI (a cube) or LO_1,...,LO_n,HI_1,...,HI_n (n = T*d, checked by certify_model): at most 128 numbers, so
+    // the list's length is bounded before anything is sized by it.
+    const std::string expected = "expected LO,HI or LO_1,...,LO_n,HI_1,...,HI_n (n = T*d <= 64), got '" +
+                                 terminal_text(first_code_points(box, 200)) + (box.size() > 200 ? "...'" : "'");
+    // Each end as the nearest double, and whether that double is the decimal typed: an end such as 0.3 is not a
+    // double, so it is widened by one ulp outward below, and the box certified contains the box typed.
+    std::vector<double> ends;
+    std::vector<bool> inexact;
+    std::size_t at = 0;
+    while (true) {
+      const std::size_t comma = box.find(',', at);
+      const std::string item = box.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      if (ends.size() == 128 || item.empty() || std::isspace(static_cast<unsigned char>(item[0])))
+        throw InputError("--box", expected);
+      mpfr_t v;
+      mpfr_init2(v, 53);
+      char* end = nullptr;
+      const int rounding = mpfr_strtofr(v, item.c_str(), &end, 10, MPFR_RNDN);
+      const double value = mpfr_get_d(v, MPFR_RNDN);
+      mpfr_clear(v);
+      if (end != item.c_str() + item.size() || !std::isfinite(value)) throw InputError("--box", expected);
+      ends.push_back(value);
+      inexact.push_back(rounding != 0);
+      if (comma == std::string::npos) break;
+      at = comma + 1;
     }
+    if (ends.size() % 2 != 0) throw InputError("--box", expected);
+    const std::size_t half = ends.size() / 2;
+    for (std::size_t i = 0; i < ends.size(); ++i)
+      if (inexact[i]) ends[i] = std::nextafter(ends[i], i < half ? -INFINITY : INFINITY);
+    q.box_lo.assign(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(half));
+    q.box_hi.assign(ends.begin() + static_cast<std::ptrdiff_t>(half), ends.end());
   }
-  // A decimal end such as 0.3 is not a double: widen each non-integer end by one ulp outward, so the box
-  // certified contains the box typed.
-  if (q.box_lo != std::floor(q.box_lo)) q.box_lo = std::nextafter(q.box_lo, -INFINITY);
-  if (q.box_hi != std::floor(q.box_hi)) q.box_hi = std::nextafter(q.box_hi, INFINITY);
   // The certificate replaces its file: never the weights it is about, nor the search's checkpoint.
   std::error_code ec;
   for (const auto& [other, what] : {std::pair{weights, "--weights"}, std::pair{q.checkpoint, "--checkpoint"}})
@@ -288,7 +306,12 @@ int cmd_check_certificate(const std::string& file, const std::string& weights, i
       check_certificate_file(read_json_file(file, "certificate"), model, &rounding, threads, budget);
   const CertificateVerdict& v = rep.verdict;
   if (as_json)
-    std::cout << json{{"verified", v.verified()}, {"problem", rep.problem}, {"box_lo", rep.claim.lo}, {"box_hi", rep.claim.hi},
+    std::cout << json{{"verified", rep.verified()}, {"covers", rep.covers}, {"problem", rep.problem},
+                      {"box_lo", rep.claim.lo}, {"box_hi", rep.claim.hi},
+                      {"float64_rounding", rep.problem.value("execution", "") == "double"
+                                               ? json{{"claimed", rep.rounding_claimed}, {"derived", rep.rounding_derived},
+                                                      {"problem", rep.rounding_problem}}
+                                               : json(nullptr)},
                       {"sup_error_upper", rep.claim.upper}, {"sup_error_lower", rep.claim.lower},
                       {"tree_well_formed", v.tree_well_formed}, {"tree_problem", v.tree_problem},
                       {"leaves", v.leaves}, {"leaves_not_bounded", v.leaves_not_bounded},
@@ -296,7 +319,7 @@ int cmd_check_certificate(const std::string& file, const std::string& weights, i
                       {"out_of_time", v.out_of_time}, {"seconds", v.seconds}}.dump(2)
               << "\n";
   else std::cout << certificate_check_table(rep);
-  if (v.verified()) return 0;
+  if (rep.verified()) return 0;
   return v.out_of_time && v.leaves_not_bounded == 0 ? kExitUnknown : kExitCheckFailed;
 }
 
@@ -670,7 +693,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   certify->add_option("--target", certify_request.target, "target, e.g. 'min_{s,t} dot(x[s], x[t])'")->required();
   certify->add_option("--T", certify_request.T, "sequence length")->required();
   certify->add_option("--d", certify_request.d, "token dimension (default: the model's)");
-  certify->add_option("--box", certify_box, "input box LO,HI for every coordinate (default 0,1)");
+  certify->add_option("--box", certify_box, "input box: LO,HI for every coordinate (default 0,1), or LO_1,...,LO_n,HI_1,...,HI_n, one interval per input (n = T*d; input i is token (i-1)/d + 1, coordinate (i-1)%d + 1)");
   certify->add_option("--gap", certify_request.relative_gap, "stop at upper <= lower (1 + G) (default 0.01)");
   certify->add_option("--budget", certify_request.budget_seconds,
                       "time budget of the search in seconds (default 60); with --certificate the checker runs after "
@@ -705,6 +728,21 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   check_cert->footer("Exit codes: 0 verified; 1 not verified (a leaf above the claim, a malformed tree, or the attained "
                      "point below the claimed lower bound); 2 bad input (not a certificate, or one about another model); 4 "
                      "the --budget ran out before every leaf was checked, none above the claim so far (not decided).");
+  SoundnessCampaignOptions soundness;
+  bool soundness_json = false;
+  auto* soundness_cmd = app.add_subcommand(
+      "certify-soundness", "test certify on random models x targets with kinks x boxes against a dense MPFR search");
+  soundness_cmd->add_option("--triples", soundness.triples, "(model, target, box) triples (default 24)");
+  soundness_cmd->add_option("--first", soundness.first, "index of the first triple (default 0; to rerun one: its index, --triples 1)");
+  soundness_cmd->add_option("--max-boxes", soundness.max_boxes, "certify's box budget per triple (default 400)");
+  soundness_cmd->add_option("--search-points", soundness.search_points, "points of the dense MPFR search per triple (default 600)");
+  soundness_cmd->add_option("--refine-steps", soundness.refine_steps, "local-search steps after it (default 300)");
+  soundness_cmd->add_option("--sub-boxes", soundness.sub_boxes,
+                            "sub-boxes per triple whose enclosures (value and gradient) are audited (default 24)");
+  soundness_cmd->add_option("--sub-box-points", soundness.sub_box_points, "uniform points per sub-box (default 16)");
+  soundness_cmd->add_flag("--json", soundness_json, "print JSON (every triple) instead of a table");
+  soundness_cmd->footer("Exit codes: 0 no unsound triple; 1 an unsound one (printed with its index: a defect in certify); "
+                        "2 bad input. Same --seed, any --threads: the same triples and results (docs/certify.md §6).");
   std::string csv, band;
   bool fit_json = false;
   auto* fit = app.add_subcommand("fit", "fit log y against log x from a CSV with columns x,y");
@@ -774,6 +812,14 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     if (fit->parsed()) return cmd_fit(csv, band, fit_json, g.seed);
     if (certify->parsed()) return cmd_certify(certify_weights, certify_request, certify_box, certify_json);
     if (check_cert->parsed()) return cmd_check_certificate(check_file, check_weights, check_threads, check_budget, check_json);
+    if (soundness_cmd->parsed()) {
+      soundness.seed = g.seed;
+      soundness.threads = resolve_threads(g.threads);
+      const SoundnessCampaign c = run_soundness_campaign(soundness);
+      if (soundness_json) std::cout << json(c).dump(2) << "\n";
+      else std::cout << soundness_campaign_table(c);
+      return c.unsound == 0 ? 0 : kExitCheckFailed;
+    }
     if (bound->parsed()) return cmd_bound(bound_weights, bound_request, bound_json, g.seed);
     if (plan->parsed()) return cmd_plan(po);
     if (regress->parsed()) return cmd_regress(baseline, current, junit, update_baseline, regress_json);
@@ -795,7 +841,8 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     std::cerr << "error: " << e.what() << "\n" << "run with --help for usage\n";
     return kExitBadInput;
   } catch (const InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    // The message may echo user text (a file name, a target): printed so that it cannot drive the terminal.
+    std::cerr << "error: " << terminal_text(e.what()) << "\n";
     return end_distributed(kExitBadInput);
   } catch (const ContractError& e) {
     std::cerr << "internal error (a bug in infoflow-verify, not in your input): " << e.what() << "\n";

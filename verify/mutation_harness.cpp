@@ -272,7 +272,8 @@ std::string MutationReport::table() const {
   std::ostringstream o;
   for (const auto& m : outcomes) {
     o << (m.caught() ? "caught    " : "SURVIVED  ") << m.mutant.name << ": ";
-    if (m.killed.empty()) o << "no check failed";
+    if (m.killed.empty() && !m.mutant.caught_by_test.empty()) o << "by the test " << m.mutant.caught_by_test;
+    else if (m.killed.empty()) o << "no check failed";
     for (std::size_t i = 0; i < m.killed.size(); ++i) o << (i ? ", " : "") << m.killed[i];
     for (const auto& s : m.stopped) o << " [stopped: " << s << "]";
     o << "\n";

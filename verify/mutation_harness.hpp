@@ -37,7 +37,7 @@ struct MutantOutcome {
   int suites_run = 0;                // suites run under it (the rest never read its switch)
   int stages_replayed = 0;           // stages taken from the unmutated run (they never read its switch)
   int stages_run = 0;
-  bool caught() const { return !killed.empty(); }
+  bool caught() const { return !killed.empty() || !mutant.caught_by_test.empty(); }
 };
 
 struct MutationReport {

@@ -488,12 +488,21 @@ DoubleExecutionBound double_execution_error_bound(const Model& model, int T, con
 
 ObservedRounding observed_double_rounding(const Model& model, int T, double lo, double hi, long evaluations,
                                           std::uint64_t seed) {
-  if (!(std::isfinite(lo) && std::isfinite(hi) && lo <= hi)) throw InputError("--box", "expected finite LO <= HI");
+  if (T < 1) throw InputError("--T", "expected T >= 1");
+  const std::size_t n = static_cast<std::size_t>(T) * model.arch.d;
+  return observed_double_rounding(model, T, std::vector<double>(n, lo), std::vector<double>(n, hi), evaluations, seed);
+}
+
+ObservedRounding observed_double_rounding(const Model& model, int T, const std::vector<double>& lo,
+                                          const std::vector<double>& hi, long evaluations, std::uint64_t seed) {
   if (T < 1) throw InputError("--T", "expected T >= 1");
   if (evaluations < 1) throw InputError("evaluations", "expected at least 1");
+  const std::size_t n = static_cast<std::size_t>(T) * model.arch.d;
+  if (lo.size() != n || hi.size() != n) throw InputError("--box", "expected T*d lower and upper ends");
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(std::isfinite(lo[i]) && std::isfinite(hi[i]) && lo[i] <= hi[i])) throw InputError("--box", "expected finite LO <= HI");
   const ParamLayout layout(model.arch);
   const auto exact_model = convert_model<mpfr::mpreal>(model, Precision{256});
-  const std::size_t n = static_cast<std::size_t>(T) * model.arch.d;
   ObservedRounding r;
   auto rounding_at = [&](const std::vector<double>& x) {
     ++r.evaluations;
@@ -510,15 +519,16 @@ ObservedRounding observed_double_rounding(const Model& model, int T, double lo, 
   const std::size_t corners = n <= 6 ? std::size_t{1} << n : 0;
   for (std::size_t c = 0; c < corners && r.evaluations < evaluations; ++c) {
     std::vector<double> x(n);
-    for (std::size_t k = 0; k < n; ++k) x[k] = (c >> k) & 1 ? hi : lo;
+    for (std::size_t k = 0; k < n; ++k) x[k] = (c >> k) & 1 ? hi[k] : lo[k];
     starts.emplace_back(rounding_at(x), x);
   }
   const long sampled = std::max(1L, evaluations / 4);
   while (r.evaluations < sampled) {
     std::vector<double> x(n);
-    for (double& v : x) {
+    for (std::size_t k = 0; k < n; ++k) {
       const double u = rng.uniform();
-      v = std::clamp(lo * (1 - u) + hi * u, lo, hi);  // not lo + (hi − lo)·u: hi − lo overflows on [−1e308, 1e308]
+      // not lo + (hi − lo)·u: hi − lo overflows on [−1e308, 1e308]
+      x[k] = std::clamp(lo[k] * (1 - u) + hi[k] * u, lo[k], hi[k]);
     }
     starts.emplace_back(rounding_at(x), x);
   }
@@ -533,7 +543,7 @@ ObservedRounding observed_double_rounding(const Model& model, int T, double lo, 
     if (move == 0) {
       // A step of (hi − lo)·2^-j, j uniform in 1..52: coarse moves find the region, fine ones the tie.
       const int j = 1 + static_cast<int>(rng.uniform_index(52));
-      const double size = std::ldexp(hi, -j) - std::ldexp(lo, -j);  // (hi − lo)·2^-j, finite for any finite box
+      const double size = std::ldexp(hi[k], -j) - std::ldexp(lo[k], -j);  // (hi − lo)·2^-j, finite for any finite box
       y[k] += rng.uniform() < 0.5 ? -size : size;
     } else {
       // Ties: copy the coordinate from another token (equal tokens have equal logits), then move it by a few ulps,
@@ -546,7 +556,7 @@ ObservedRounding observed_double_rounding(const Model& model, int T, double lo, 
       const double toward = rng.uniform() < 0.5 ? -INFINITY : INFINITY;
       for (int u = 0; u < ulps; ++u) y[k] = std::nextafter(y[k], toward);
     }
-    y[k] = std::clamp(y[k], lo, hi);
+    y[k] = std::clamp(y[k], lo[k], hi[k]);
     const double e = rounding_at(y);
     if (e >= err) err = e, x = std::move(y);
   }

@@ -63,5 +63,8 @@ struct ObservedRounding {
 };
 ObservedRounding observed_double_rounding(const Model& model, int T, double lo, double hi, long evaluations,
                                           std::uint64_t seed);
+/// The same over the box ∏_i [lo[i], hi[i]].
+ObservedRounding observed_double_rounding(const Model& model, int T, const std::vector<double>& lo,
+                                          const std::vector<double>& hi, long evaluations, std::uint64_t seed);
 
 }  // namespace infoflow

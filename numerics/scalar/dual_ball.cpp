@@ -1,5 +1,7 @@
 #include "numerics/scalar/dual_ball.hpp"
 
+#include "numerics/util/mutation.hpp"
+
 #include <algorithm>
 
 namespace infoflow {
@@ -90,6 +92,8 @@ DualBall sqrt_nonneg(const DualBall& a) {
   // (√a)' = a'/(2√a): indeterminate when the ball reaches 0, which makes the mean-value form useless there
   // (never wrong: the natural enclosure is intersected with it).
   if (!r.grad.empty()) scale(r.grad, ArbBall(0.5, v.prec()) / v);
+  if (mutated(Mutant::DualSqrtAtZeroFlat) && !r.grad.empty() && v.lower() <= 0)
+    for (auto& g : r.grad) g = ArbBall(0.0, v.prec());
   return r;
 }
 
@@ -100,13 +104,14 @@ DualBall relu(const DualBall& a) {
   if (less_equal(a.value, zero) == Tribool::True) return DualBall(zero);
   // Straddling 0: the Clarke gradient is t·a' for t ∈ [0, 1].
   DualBall r(max(a.value, zero), a.grad);
-  scale(r.grad, unit_interval(prec));
+  if (!mutated(Mutant::DualReluFullSlope)) scale(r.grad, unit_interval(prec));
   return r;
 }
 
 DualBall max(const DualBall& a, const DualBall& b) {
   if (less_equal(b.value, a.value) == Tribool::True) return a;
   if (less_equal(a.value, b.value) == Tribool::True) return b;
+  if (mutated(Mutant::DualMaxOneSideGradient)) return DualBall(max(a.value, b.value), a.value.mid() >= b.value.mid() ? a.grad : b.grad);
   return DualBall(max(a.value, b.value), hull(a.grad, b.grad, std::max(a.value.prec(), b.value.prec())));
 }
 

@@ -102,6 +102,10 @@ const MutantInfo* find_mutant(const std::string& name) {
   return nullptr;
 }
 
+// The test that catches the mutants of the dual balls' kinks (tests/test_certify.cpp).
+const char* const kSoundnessCampaignTest =
+    "\"certify's soundness campaign at the suite's settings catches defects of the enclosures at kinks\"";
+
 const std::vector<MutantInfo>& all_mutants() {
   static const std::vector<MutantInfo> list = {
       {Mutant::ConstructionWeightPerturbed, "construction-weight-perturbed",
@@ -233,6 +237,18 @@ const std::vector<MutantInfo>& all_mutants() {
        "the snake decoder gives each breakpoint one unit carrying the whole slope change (an output weight above 1): "
        "its width, counted, would meet the stated exponent while leaving the class",
        {"thm3-aggregation-decoding"}},
+      // Interval gradients at kinks (numerics/scalar/dual_ball.cpp): found only by certify's soundness campaign on
+      // random models (tests/test_certify.cpp), which the quick profile's suites do not run.
+      {Mutant::DualMaxOneSideGradient, "dual-max-one-side-gradient",
+       "the max of two overlapping dual balls keeps the gradient of the one with the larger midpoint instead of the "
+       "hull of both (the Clarke gradient at a tie of min, max or kth_largest)",
+       {}, false, kSoundnessCampaignTest},
+      {Mutant::DualReluFullSlope, "dual-relu-full-slope",
+       "a ReLU whose input straddles 0 passes its input's gradient unscaled (slope 1 where the flat side has 0)",
+       {}, false, kSoundnessCampaignTest},
+      {Mutant::DualSqrtAtZeroFlat, "dual-sqrt-at-zero-flat",
+       "the square root of a ball that reaches 0 gets a zero gradient, so norm's kink at 0 is taken as flat",
+       {}, false, kSoundnessCampaignTest},
   };
   return list;
 }

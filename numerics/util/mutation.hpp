@@ -63,6 +63,9 @@ enum class Mutant {
   CodeModelDropsDigit,          // the code model's Lipschitz bound counts one base-G digit too few
   SnakeGrayParity,              // the snake encoder's closed-form Gray order reverses digit j on the wrong sweeps
   SnakeCopiesMerged,            // the snake decoder gives each breakpoint one unit with the whole slope change
+  DualMaxOneSideGradient,       // max of two overlapping dual balls keeps one side's gradient (no Clarke hull)
+  DualReluFullSlope,            // a ReLU straddling 0 passes its input's gradient unscaled (t = 1, not t in [0, 1])
+  DualSqrtAtZeroFlat,           // sqrt of a ball reaching 0 gets a zero gradient (norm's kink at 0 taken as flat)
   Count,                        // not a mutant: the number of enumerators (MutantSet's size)
 };
 
@@ -74,6 +77,9 @@ struct MutantInfo {
   /// The defect acts only after every sweep point is computed (in how finished records are read), so the harness
   /// reuses the unmutated run's checkpoints instead of recomputing identical points.
   bool after_sweeps = false;
+  /// Caught by a named test rather than by a suite's checks (the suites declared are then empty): defects that only
+  /// a campaign of random cases finds, at a size the suites' quick profile does not run (docs/mutation.md).
+  std::string caught_by_test = {};
   // Whether the defect sits inside a check's own computation is not declared here: the harness measures it (the
   // switches each CheckComputation reads in the unmutated run).
 };

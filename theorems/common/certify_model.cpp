@@ -46,8 +46,19 @@ void validate(const ModelT<mpfr::mpreal>& m, const CertifyRequest& q) {
   if (m.arch.positions > 0 && q.T > m.arch.positions)
     throw InputError("--T", "T = " + std::to_string(q.T) + " exceeds the model's positional table (" +
                                 std::to_string(m.arch.positions) + " rows)");
-  if (!(std::isfinite(q.box_lo) && std::isfinite(q.box_hi) && q.box_lo < q.box_hi))
-    throw InputError("--box", "expected finite LO < HI");
+  const std::size_t n = static_cast<std::size_t>(q.T * q.d);
+  if (q.box_lo.size() != q.box_hi.size() || (q.box_lo.size() != 1 && q.box_lo.size() != n))
+    throw InputError("--box", "expected LO,HI (a cube) or " + std::to_string(n) + " lower ends then " + std::to_string(n) +
+                                  " upper ends (T*d = " + std::to_string(n) + "), got " + std::to_string(q.box_lo.size()) +
+                                  " and " + std::to_string(q.box_hi.size()));
+  bool wide = false;
+  for (std::size_t i = 0; i < q.box_lo.size(); ++i) {
+    if (!(std::isfinite(q.box_lo[i]) && std::isfinite(q.box_hi[i]) && q.box_lo[i] <= q.box_hi[i]))
+      throw InputError("--box", "expected finite LO <= HI in every coordinate (coordinate " + std::to_string(i + 1) + ")");
+    wide |= q.box_lo[i] < q.box_hi[i];
+  }
+  // A cube must have some width; a per-coordinate box may be thin in some coordinates (even all: one point).
+  if (q.box_lo.size() == 1 && !wide) throw InputError("--box", "expected finite LO < HI");
   if (!(q.relative_gap >= 0 && q.relative_gap <= 1e6)) throw InputError("--gap", "expected 0 <= G <= 1e6");
   if (!(q.budget_seconds > 0 && q.budget_seconds <= 86400)) throw InputError("--budget", "expected 0 < S <= 86400 seconds");
   if (q.threads < 1 || q.threads > 256) throw InputError("--threads", "expected 1 <= K <= 256");
@@ -121,6 +132,27 @@ class ErrorEvaluation {
 };
 
 }  // namespace
+
+std::vector<BoxEnclosure> certify_box_enclosures(const Model& model, const std::string& target, int T,
+                                                 const std::vector<std::pair<std::vector<double>, std::vector<double>>>& boxes) {
+  const ParsedTarget t = parse_target(target);
+  check_target_evaluable(t, T, model.arch.d);
+  const ErrorEvaluation e(convert_model<mpfr::mpreal>(model, Precision{256}), t, T, model.arch.d);
+  const BoxEvaluation on_box = e.on_box();
+  const PointEvaluation at_point = e.at_point();
+  const long prec = e.precision();
+  std::vector<BoxEnclosure> out;
+  out.reserve(boxes.size());
+  for (const auto& [lo, hi] : boxes) {
+    BoxEnclosure b{box_enclosure(on_box, at_point, lo, hi, prec), {}};
+    std::vector<DualBall> x;
+    for (std::size_t i = 0; i < lo.size(); ++i) x.push_back(DualBall::variable(ArbBall::interval(lo[i], hi[i], prec), i, lo.size()));
+    b.gradient = on_box(x).grad;
+    if (b.gradient.empty()) b.gradient.assign(lo.size(), ArbBall(0.0, prec));  // constant on the box
+    out.push_back(std::move(b));
+  }
+  return out;
+}
 
 EnclosureAudit audit_box_enclosures(const Model& model, const std::string& target, int T, int boxes, int points,
                                     std::uint64_t seed) {
@@ -254,8 +286,8 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   const BoxEvaluation on_box = evaluation.on_box();
   const PointEvaluation at_point = evaluation.at_point();
   BranchAndBoundOptions o;
-  o.lo.assign(static_cast<std::size_t>(q.T * q.d), q.box_lo);
-  o.hi.assign(static_cast<std::size_t>(q.T * q.d), q.box_hi);
+  o.lo = box_corner(q.box_lo, q.T * q.d);
+  o.hi = box_corner(q.box_hi, q.T * q.d);
   o.relative_gap = q.relative_gap;
   o.budget_seconds = q.budget_seconds;
   o.max_boxes = q.max_boxes;
@@ -271,24 +303,17 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   if (f.radii) rep.first_rounded = f.radii->first;
   rep.result = sup_abs_branch_and_bound(on_box, at_point, o);
   rep.boxes_per_second = rep.result.seconds > 0 ? rep.result.boxes / rep.result.seconds : 0;
-  if (!q.certificate.empty() && std::isfinite(rep.result.upper)) {
-    // The proof, written down and checked at once by the checker's own route: `complete` rests on it.
-    const json document = certificate_to_json(rep.result, o.lo, o.hi, o.prec, f.problem);
-    write_json_file(q.certificate, document, "--certificate");
-    rep.certificate_check = check_certificate(certificate_claim_from_json(document), on_box, at_point, q.threads);
-    if (!rep.certificate_check->verified()) rep.result.complete = false, rep.result.stopped_by = "certificate refused";
-  }
   const Model& as_double = f.as_double;
+  RoundingRefinement refine;
   if (q.execution == "double") {
     DoubleExecutionReport d;
     // The sampled side first: the refinement stops once the certified bound is within kRoundingTarget times the
     // rounding observed (or at --rounding-boxes).
-    const ObservedRounding observed = observed_double_rounding(as_double, q.T, q.box_lo, q.box_hi, kRoundingSamples, 1);
-    RoundingRefinement refine;
+    const ObservedRounding observed = observed_double_rounding(as_double, q.T, o.lo, o.hi, kRoundingSamples, 1);
     refine.max_boxes = q.rounding_boxes;
     refine.stop_below = kRoundingTarget * observed.largest;
     refine.threads = q.threads;
-    const DoubleExecutionBound rounding = double_execution_error_bound(as_double, q.T, q.box_lo, q.box_hi, refine);
+    const DoubleExecutionBound rounding = double_execution_error_bound(as_double, q.T, o.lo, o.hi, refine);
     // A rounding observed above the certified bound would be a defect of the analysis: refuse to print the bound.
     if (observed.largest > rounding.output_error)
       throw ContractError("certify --execution double",
@@ -311,6 +336,18 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
       d.lower = std::isfinite(y) ? std::max(0.0, abs(err).lower()) : INFINITY;
     }
     rep.double_execution = d;
+  }
+  if (!q.certificate.empty() && std::isfinite(rep.result.upper)) {
+    // The proof, written down and checked at once by the checker's own route: `complete` rests on it.
+    json document = certificate_to_json(rep.result, o.lo, o.hi, o.prec, f.problem);
+    // With execution double, the rounding bound and the settings that derived it: the checker derives it again.
+    if (rep.double_execution)
+      document["float64_rounding"] = {{"bound", bound_to_json(rep.double_execution->rounding_bound)},
+                                      {"max_sub_boxes", refine.max_boxes},
+                                      {"stop_below", refine.stop_below}};
+    write_json_file(q.certificate, document, "--certificate");
+    rep.certificate_check = check_certificate_file(document, file_model, rounding, q.threads);
+    if (!rep.certificate_check->verified()) rep.result.complete = false, rep.result.stopped_by = "certificate refused";
   }
   return rep;
 }
@@ -353,6 +390,34 @@ CertificateCheckReport check_certificate_file(const json& certificate, const Mod
                                         std::to_string(q.T * q.d));
   const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii, rep.claim.prec);
   rep.verdict = check_certificate(rep.claim, evaluation.on_box(), evaluation.at_point(), threads, budget_seconds);
+  rep.covers = q.execution == "double"
+                   ? "the real-number function of the weights rounded to double over the box, and its float64 execution "
+                     "(ForwardPass<double>) through the rounding bound below"
+                   : "the real-number function the weights define over the box (not its floating-point execution)";
+  if (q.execution == "double") {
+    // The claim about the float64 execution is U + rho: rho is derived again here, by the rounding analysis with the
+    // certificate's settings, and must not exceed the rho it states. A certificate without rho proves nothing
+    // about the execution its problem names.
+    const json* r = certificate.contains("float64_rounding") ? &certificate["float64_rounding"] : nullptr;
+    rep.rounding_problem = "";
+    if (!r || !r->is_object() || !r->contains("bound") || !(*r)["bound"].is_number() ||
+        !r->contains("max_sub_boxes") || !(*r)["max_sub_boxes"].is_number_integer() || !r->contains("stop_below") ||
+        !(*r)["stop_below"].is_number())
+      rep.rounding_problem = "execution double, but no float64_rounding {bound, max_sub_boxes, stop_below} to verify";
+    else {
+      const long boxes = (*r)["max_sub_boxes"].get<long>();
+      if (boxes < 1 || boxes > 10'000'000) throw InputError("certificate", "float64_rounding.max_sub_boxes: expected 1 to 1e7");
+      RoundingRefinement refine;
+      refine.max_boxes = boxes;
+      refine.stop_below = (*r)["stop_below"].get<double>();
+      refine.threads = threads;
+      rep.rounding_claimed = (*r)["bound"].get<double>();
+      rep.rounding_derived = double_execution_error_bound(f.as_double, q.T, rep.claim.lo, rep.claim.hi, refine).output_error;
+      if (!(rep.rounding_derived <= rep.rounding_claimed))
+        rep.rounding_problem = "the rounding bound derived again, " + format_bound(rep.rounding_derived, 6, true) +
+                               ", exceeds the certificate's " + format_bound(rep.rounding_claimed, 6, true);
+    }
+  }
   return rep;
 }
 
@@ -362,13 +427,7 @@ std::string certificate_check_table(const CertificateCheckReport& r) {
   o << "certificate for target " << r.problem["target"].get<std::string>() << ", T = " << r.problem["T"] << ", d = " << r.problem["d"]
     << ", execution " << r.problem["execution"].get<std::string>() << "\n";
   // The box the proof covers, as the certificate states it (not the one a reader may assume).
-  const auto uniform = [](const std::vector<double>& v) { return std::all_of(v.begin(), v.end(), [&](double x) { return x == v[0]; }); };
-  o << "  box: ";
-  if (uniform(r.claim.lo) && uniform(r.claim.hi))
-    o << "[" << format_number(r.claim.lo[0], 17) << ", " << format_number(r.claim.hi[0], 17) << "]^" << r.claim.lo.size() << "\n";
-  else
-    for (std::size_t i = 0; i < r.claim.lo.size(); ++i)
-      o << "[" << format_number(r.claim.lo[i], 17) << ", " << format_number(r.claim.hi[i], 17) << "]" << (i + 1 < r.claim.lo.size() ? " x " : "\n");
+  o << "  box: " << box_text(r.claim.lo, r.claim.hi) << "\n";
   o << "  claim: sup |model - F| <= " << format_bound(r.claim.upper, 6, true) << " over the box, >= "
     << format_bound(r.claim.lower, 6, false) << " attained\n";
   if (v.out_of_time)
@@ -378,9 +437,33 @@ std::string certificate_check_table(const CertificateCheckReport& r) {
   o << "  " << v.leaves << " leaves re-enclosed (natural interval ∩ centred form, arb at " << r.claim.prec
     << " bits): largest bound " << format_bound(v.worst_leaf, 6, true) << ", " << v.leaves_not_bounded << " above the claim\n";
   o << "  attained point re-evaluated: " << (v.lower_attained ? "yes" : "NO, its value is below the claimed lower bound") << "\n";
-  o << "  " << (v.verified() ? "VERIFIED" : v.out_of_time ? "NOT DECIDED" : "NOT VERIFIED") << " in "
+  if (r.problem.value("execution", "") == "double") {
+    if (r.rounding_problem.empty())
+      o << "  float64 rounding derived again: " << format_bound(r.rounding_derived, 6, true) << " <= the certificate's "
+        << format_bound(r.rounding_claimed, 6, true) << ", so sup |model_double - F| <= "
+        << format_bound((ArbBall(r.claim.upper, 128) + ArbBall(r.rounding_claimed, 128)).upper(), 6, true) << "\n";
+    else
+      o << "  float64 execution NOT VERIFIED: " << r.rounding_problem << "\n";
+  }
+  o << "  covers: " << r.covers << "\n";
+  o << "  " << (r.verified() ? "VERIFIED" : v.out_of_time ? "NOT DECIDED" : "NOT VERIFIED") << " in "
     << format_number(v.seconds, 3) << " s\n";
   return o.str();
+}
+
+std::vector<double> box_corner(const std::vector<double>& ends, int inputs) {
+  return ends.size() == 1 ? std::vector<double>(static_cast<std::size_t>(inputs), ends[0]) : ends;
+}
+
+std::string box_text(const std::vector<double>& lo, const std::vector<double>& hi) {
+  const auto uniform = [](const std::vector<double>& v) { return std::all_of(v.begin(), v.end(), [&](double x) { return x == v[0]; }); };
+  if (lo.empty()) return "(empty)";
+  if (uniform(lo) && uniform(hi))
+    return "[" + format_number(lo[0], 17) + ", " + format_number(hi[0], 17) + "]^" + std::to_string(lo.size());
+  std::string s;
+  for (std::size_t i = 0; i < lo.size(); ++i)
+    s += (i ? " x [" : "[") + format_number(lo[i], 17) + ", " + format_number(hi[i], 17) + "]";
+  return s;
 }
 
 std::string covers_text(const CertifyReport& r) {
@@ -396,7 +479,8 @@ void to_json(json& j, const CertifyReport& r) {
   j = json{{"target", r.request.target},
            {"T", r.request.T},
            {"d", r.request.d},
-           {"box", {r.request.box_lo, r.request.box_hi}},
+           {"box_lo", box_corner(r.request.box_lo, r.request.T * r.request.d)},
+           {"box_hi", box_corner(r.request.box_hi, r.request.T * r.request.d)},
            {"sup_error_upper", bound_to_json(r.result.upper)},
            {"sup_error_lower", bound_to_json(r.result.lower)},
            {"attained_at", r.result.argmax},
@@ -413,9 +497,10 @@ void to_json(json& j, const CertifyReport& r) {
   if (r.certificate_check)
     j["certificate"] = {{"path", r.request.certificate},
                         {"verified", r.certificate_check->verified()},
-                        {"leaves", r.certificate_check->leaves},
-                        {"leaves_not_bounded", r.certificate_check->leaves_not_bounded},
-                        {"check_seconds", r.certificate_check->seconds}};
+                        {"leaves", r.certificate_check->verdict.leaves},
+                        {"leaves_not_bounded", r.certificate_check->verdict.leaves_not_bounded},
+                        {"check_seconds", r.certificate_check->verdict.seconds},
+                        {"covers", r.certificate_check->covers}};
   if (r.double_execution)
     j["double_execution"] = {{"rounding_bound", bound_to_json(r.double_execution->rounding_bound)},
                              {"rounding_bound_finite", std::isfinite(r.double_execution->rounding_bound)},
@@ -432,8 +517,9 @@ void to_json(json& j, const CertifyReport& r) {
 std::string certify_table(const CertifyReport& r) {
   std::ostringstream o;
   auto num = [](double v) { return format_number(v, 6); };
-  o << "target " << r.request.target << ", T = " << r.request.T << ", d = " << r.request.d << ", box [" << r.request.box_lo
-    << ", " << r.request.box_hi << "]^" << r.request.T * r.request.d << "\n";
+  o << "target " << r.request.target << ", T = " << r.request.T << ", d = " << r.request.d << ", box "
+    << box_text(box_corner(r.request.box_lo, r.request.T * r.request.d), box_corner(r.request.box_hi, r.request.T * r.request.d))
+    << "\n";
   o << "  sup |model - F| <= " << format_bound(r.result.upper, 6, true) << "   (certified over the whole box)\n";
   o << "  sup |model - F| >= " << format_bound(r.result.lower, 6, false) << "   (attained at";
   for (double v : r.result.argmax) o << " " << format_number(v, 17);
@@ -444,9 +530,10 @@ std::string certify_table(const CertifyReport& r) {
   if (!r.request.certificate.empty() && !r.certificate_check)
     o << "  certificate " << r.request.certificate << ": not written (no finite upper bound to prove)\n";
   if (r.certificate_check)
-    o << "  certificate " << r.request.certificate << ": " << r.certificate_check->leaves << " leaves, "
+    o << "  certificate " << r.request.certificate << ": " << r.certificate_check->verdict.leaves << " leaves, "
       << (r.certificate_check->verified() ? "verified" : "NOT verified") << " by the independent checker in "
-      << format_number(r.certificate_check->seconds, 3) << " s\n";
+      << format_number(r.certificate_check->verdict.seconds, 3) << " s"
+      << (r.certificate_check->rounding_problem.empty() ? "" : " (" + r.certificate_check->rounding_problem + ")") << "\n";
   if (r.rounded_decimals > 0)
     o << "  " << r.rounded_decimals << " decimal weight(s) not exact in binary (the first: " << r.first_rounded
       << "): enclosed as balls around the values the file denotes\n";

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace infoflow {
 
@@ -18,7 +19,9 @@ struct CertifyRequest {
   std::string target;        // framework syntax, e.g. "min_{s,t} dot(x[s], x[t])"
   int T = 0;
   int d = 0;                 // 0: the model's token dimension
-  double box_lo = 0, box_hi = 1;
+  /// The input box: one entry each, the cube [LO, HI]^{T·d}; or T·d entries each, the box ∏_i [lo_i, hi_i] (input i is
+  /// token i / d, coordinate i % d). Ends may coincide (a slab of width 0 in that coordinate).
+  std::vector<double> box_lo{0.0}, box_hi{1.0};
   double relative_gap = 1e-2;
   double budget_seconds = 60;
   long max_boxes = 10'000'000;  // a box budget makes the result deterministic (a time budget does not)
@@ -35,6 +38,19 @@ struct CertifyRequest {
   /// When non-empty, a proof certificate (docs/certificate-format.md) is written there and checked at once by the
   /// checker's own route; `complete` then requires the check to pass.
   std::string certificate;
+};
+
+/// What check-certificate found (check_certificate_file below).
+struct CertificateCheckReport {
+  nlohmann::json problem;
+  CertificateClaim claim;
+  CertificateVerdict verdict;
+  std::string covers;              // what a verified bound covers, in words
+  /// Execution double: the certificate's rounding bound rho and the one derived again (double_execution.hpp, with the
+  /// certificate's settings); "" or why the float64 part does not verify.
+  double rounding_claimed = 0, rounding_derived = 0;
+  std::string rounding_problem;
+  bool verified() const { return verdict.verified() && rounding_problem.empty(); }
 };
 
 /// The float64 execution's figures (execution = "double").
@@ -55,15 +71,20 @@ struct CertifyReport {
   std::optional<DoubleExecutionReport> double_execution;
   std::size_t rounded_decimals = 0;  // weights held as balls (decimal strings the reader could not hold exactly)
   std::string first_rounded;         // the JSON path of the first of them
-  std::optional<CertificateVerdict> certificate_check;  // with request.certificate
+  std::optional<CertificateCheckReport> certificate_check;  // with request.certificate
 };
+/// The box's ends for `inputs` coordinates: `ends` itself, or its one entry repeated (a cube).
+std::vector<double> box_corner(const std::vector<double>& ends, int inputs);
+/// "[lo, hi]^n" for a cube, else "[lo_1, hi_1] x [lo_2, hi_2] x ..." (17 significant digits).
+std::string box_text(const std::vector<double>& lo, const std::vector<double>& hi);
 /// What the certificate covers, in words (the JSON field "covers").
 std::string covers_text(const CertifyReport& r);
 void to_json(nlohmann::json& j, const CertifyReport& r);
 std::string certify_table(const CertifyReport& r);
 
 /// Throws InputError (exit 2) for an unknown or non-evaluable target, a token dimension that is not the
-/// model's, T outside 1..64 or beyond the model's positional table, T·d > 64, an empty box, a gap < 0, a budget
+/// model's, T outside 1..64 or beyond the model's positional table, T·d > 64, an empty box or one whose ends are
+/// neither one nor T·d numbers each, a gap < 0, a budget
 /// outside (0, 1 day], threads outside 1..256, an execution other than real or double, or a checkpoint file that
 /// belongs to another model or request.
 /// `rounding` (from weights_from_json): the reader's radii; the weights are enclosed as balls around the stored
@@ -73,11 +94,6 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& model, const CertifyRequ
 
 /// `infoflow-verify check-certificate`: the certificate's problem (target, T, d, execution, the model's digest) must
 /// be this model's (else InputError); then every leaf is re-enclosed and the attained point re-evaluated.
-struct CertificateCheckReport {
-  nlohmann::json problem;
-  CertificateClaim claim;
-  CertificateVerdict verdict;
-};
 /// budget_seconds: 0 for none, else in (0, 86400] (InputError "--budget" otherwise).
 CertificateCheckReport check_certificate_file(const nlohmann::json& certificate, const ModelT<mpfr::mpreal>& model,
                                               const DecimalRounding* rounding, int threads, double budget_seconds = 0);
@@ -114,6 +130,17 @@ Check rounding_bound_check(const std::string& id, const std::vector<RoundingCase
 /// One head, weights <= 1e3, beta = 5000, whose float64 rounding is ~1e-4 where two logits nearly tie: the reference
 /// case of the rounding bound (no sound bound on such a model can be below that, docs/certify.md §2.1).
 Model near_tie_head();
+
+/// What certify's search takes on one box: the enclosure of e = model − F (natural ∩ mean-value form) and the
+/// enclosure of e's gradient (a Clarke-gradient hull at kinks) that the mean-value form rests on.
+struct BoxEnclosure {
+  ArbBall value;
+  std::vector<ArbBall> gradient;
+};
+/// Those enclosures on each of `boxes` (lo, hi), for one model, target and T: what every certified bound rests on,
+/// exposed so that a search at points (certify_soundness.hpp) can hold them against values and derivatives inside.
+std::vector<BoxEnclosure> certify_box_enclosures(const Model& model, const std::string& target, int T,
+                                                 const std::vector<std::pair<std::vector<double>, std::vector<double>>>& boxes);
 
 /// Point values against box enclosures: `boxes` random boxes of [0,1]^{T·d} (widths 2^-2 to 2^-10), each with its
 /// corners lo and hi and `points` − 2 random points inside, evaluated in arb; a violation is a point value whose ball

@@ -93,8 +93,8 @@ ClassFitErrors errors_of(const DepthSeparationConfig& cfg, const ClassFit& f, co
     CertifyRequest q;
     q.target = kTarget;
     q.T = f.T;
-    q.box_lo = 0;
-    q.box_hi = 1;
+    q.box_lo = {0.0};
+    q.box_hi = {1.0};
     q.relative_gap = c.certify_gap;
     q.budget_seconds = 86400;  // the box budget decides, so the result does not depend on the machine
     q.max_boxes = e.certified ? c.certify_boxes : 1;

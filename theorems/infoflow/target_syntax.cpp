@@ -1,5 +1,7 @@
 #include "theorems/infoflow/target_syntax.hpp"
 
+#include "reports/text_format.hpp"
+
 #include "numerics/util/errors.hpp"
 
 #include <algorithm>
@@ -28,29 +30,19 @@ struct Tok {
 // The character starting at s[i] for an error message: itself and its code point when it is valid UTF-8 (a whole
 // multi-byte sequence, never one byte of it, so the message stays valid UTF-8), else the byte in hex.
 std::string describe_character(const std::string& s, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char lead = byte(i);
+  const unsigned char lead = static_cast<unsigned char>(s[i]);
+  const Utf8Char c = utf8_at(s, i);
   char hex[16];
-  const int length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
-  bool valid = length > 0 && i + length <= s.size();
-  unsigned long code = length == 1 ? lead : length == 2 ? (lead & 0x1F) : length == 3 ? (lead & 0x0F) : (lead & 0x07);
-  for (int k = 1; valid && k < length; ++k) {
-    valid = (byte(i + k) & 0xC0) == 0x80;
-    code = (code << 6) | (byte(i + k) & 0x3F);
-  }
-  // Overlong forms, surrogates and values above U+10FFFF are not valid UTF-8 either.
-  static const unsigned long least[] = {0, 0, 0x80, 0x800, 0x10000};
-  valid = valid && code >= least[length] && code <= 0x10FFFF && !(code >= 0xD800 && code <= 0xDFFF);
-  if (!valid) {
+  if (c.length == 0) {
     std::snprintf(hex, sizeof hex, "0x%02X", lead);
     return std::string("the byte ") + hex + " (not UTF-8 text)";
   }
-  if (length == 1 && !std::isprint(lead)) {
+  if (c.length == 1 && !std::isprint(lead)) {
     std::snprintf(hex, sizeof hex, "0x%02X", lead);
     return std::string("the control character ") + hex;
   }
-  std::snprintf(hex, sizeof hex, "U+%04lX", code);
-  return "'" + s.substr(i, length) + "' (" + hex + ")";
+  std::snprintf(hex, sizeof hex, "U+%04lX", c.code);
+  return "'" + s.substr(i, static_cast<std::size_t>(c.length)) + "' (" + hex + ")";
 }
 
 std::vector<Tok> lex(const std::string& s) {

@@ -23,6 +23,7 @@ KthRetrievalConfig kth_retrieval_config(const SuiteContext& ctx) {
   // The fits are self-checks and diagnostics here (the class decides Theorem 2): the quick profile fits three T.
   c.fit_T = int_list_option(ctx, "--T", 1, quick ? std::vector<int>{3, 5, 8} : std::vector<int>{3, 4, 5, 6, 8});
   c.head_dims = int_list_option(ctx, "--n", 1, {1, 2});
+  c.soundness_triples = quick ? 0 : ctx.profile == Profile::Full ? 100 : 1000;
   c.class_T = ctx.profile == Profile::Quick ? std::vector<int>{3, 4, 5, 6, 7, 8, 9} : std::vector<int>{3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   for (int k : c.ks)
     for (int T : c.fit_T)
