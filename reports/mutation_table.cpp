@@ -14,6 +14,7 @@ std::string mutation_markdown(const json& r) {
   for (const auto& m : r.at("mutants")) {
     std::string killed;
     for (const auto& k : m.at("killed")) killed += (killed.empty() ? "" : ", ") + ("`" + k.get<std::string>() + "`");
+    if (killed.empty() && !m.value("caught_by_test", "").empty()) killed = "the test " + m.value("caught_by_test", "");
     o << "| `" << m.at("mutant").get<std::string>() << "` | " << m.at("defect").get<std::string>() << " | "
       << (m.at("caught").get<bool>() ? "yes" : "**NO**") << " | " << (killed.empty() ? "none" : killed) << " |\n";
   }
@@ -67,6 +68,7 @@ std::string mutation_html(const json& r) {
   for (const auto& m : r.at("mutants")) {
     std::string killed;
     for (const auto& k : m.at("killed")) killed += (killed.empty() ? "" : ", ") + k.get<std::string>();
+    if (killed.empty() && !m.value("caught_by_test", "").empty()) killed = "the test " + m.value("caught_by_test", "");
     const bool caught = m.at("caught").get<bool>();
     o << "<tr><td><code>" << xml_escape(m.at("mutant").get<std::string>()) << "</code></td><td>"
       << xml_escape(m.at("defect").get<std::string>()) << "</td><td class=\"" << (caught ? "pass" : "fail") << "\">"

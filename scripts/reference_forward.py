@@ -2,6 +2,7 @@
 """Independent forward pass that follows docs/weights-format.md only (numpy, float64).
 
 usage: reference_forward.py WEIGHTS.json INPUTS.json   -> prints {"outputs": [...]} as JSON
+Exit codes: 0 done; 2 bad input (a file that is not JSON, nested too deep, or not of the format).
 """
 import json, sys
 import numpy as np
@@ -40,8 +41,22 @@ def forward(W, X):
         c = new_c
     return float(apply_map(W["readout"], c)[0])
 
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    try:
+        W = json.load(open(argv[1]))
+        I = json.load(open(argv[2]))
+        seqs = I["inputs"] if isinstance(I, dict) else I
+        print(json.dumps({"outputs": [forward(W, s) for s in seqs]}))
+        return 0
+    except RecursionError:  # JSON nested deeper than Python's reader follows: bad input, not a traceback
+        print("error: a file is nested deeper than the reader can follow (not weights or inputs)", file=sys.stderr)
+        return 2
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+
 if __name__ == "__main__":
-    W = json.load(open(sys.argv[1]))
-    I = json.load(open(sys.argv[2]))
-    seqs = I["inputs"] if isinstance(I, dict) else I
-    print(json.dumps({"outputs": [forward(W, s) for s in seqs]}))
+    sys.exit(main(sys.argv))

@@ -64,6 +64,8 @@ truncate -s 5G huge.json  # sparse: takes no disk space
 expect "JSON file too large" 2 "--weights: 'huge.json' is 5368709120 bytes; expected a JSON file of at most 4294967296 bytes" -- "$cli" eval --weights huge.json --inputs ok_inputs.json
 rm -f huge.json
 expect "deep weights JSON" 2 "--weights: .*nested deeper than 64 levels" -- "$cli" eval --weights deep.json --inputs ok_inputs.json
+# The scripts that read JSON a user gives them: exit 2, never a traceback (infoflow_torch.py: tests/torch_roundtrip_test.py).
+expect "deep JSON in reference_forward.py" 2 "nested deeper than the reader can follow" -- "$py" "$here/../scripts/reference_forward.py" deep.json deep.json
 
 # --- threads: bounded ---
 expect "threads 100000" 2 "--threads: expected a thread count between 1 and 256" -- "$cli" all --threads 100000 --out o

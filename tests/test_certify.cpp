@@ -9,6 +9,7 @@
 #include "test_support.hpp"
 #include "theorems/common/certify_model.hpp"
 #include "theorems/common/certify_soundness.hpp"
+#include "reports/result.hpp"
 #include "theorems/common/single_layer_study.hpp"
 #include "theorems/depth_separation/min_dot_target.hpp"
 #include "theorems/depth_separation/two_layer_construction.hpp"
@@ -152,12 +153,15 @@ TEST_CASE("certify: bad requests exit as input errors", "[certify]") {
   CHECK_THROWS_AS(certify_model(m, q), InputError);
   q.box_lo = {0.5}, q.box_hi = {0.5};  // a cube of width 0
   CHECK_THROWS_AS(certify_model(m, q), InputError);
-  q.box_lo = {0, 0, 0}, q.box_hi = {1, 1, 1};  // 3 ends each where T*d = 6
+  q.box_lo = {0, 0}, q.box_hi = {1, 1};  // 2 ends each where T*d = 3
   CHECK_THROWS_AS(certify_model(m, q), InputError);
-  q.box_lo = {0, 0, 0, 0, 0, 0}, q.box_hi = {1, 1, 1, 1, 1, 1, 1};
+  q.box_lo = {0, 0, 0}, q.box_hi = {1, 1, 1, 1};
   CHECK_THROWS_AS(certify_model(m, q), InputError);
-  q.box_lo = {0, 0, 0, 0, 0, 0}, q.box_hi = {1, 1, -1, 1, 1, 1};
+  q.box_lo = {0, 0, 0}, q.box_hi = {1, -1, 1};
   CHECK_THROWS_AS(certify_model(m, q), InputError);
+  q.box_lo = {0, 0.5, 0}, q.box_hi = {1, 0.5, 1};  // a slab: width 0 in one coordinate is a box
+  q.max_boxes = 4;
+  CHECK_NOTHROW(certify_model(m, q));
   q.box_lo = {0.0}, q.box_hi = {1.0};
   q.target = "frob(x[t])";
   CHECK_THROWS_AS(certify_model(m, q), InputError);
@@ -923,9 +927,9 @@ TEST_CASE("as_sequence turns T·d coordinates into tokens and refuses any other 
   CHECK_THROWS_AS(as_sequence(std::vector<double>{1, 2, 3, 4, 5}, 2, 2), ContractError);
 }
 
-TEST_CASE("certify's soundness campaign: random models x kinked targets x boxes, none unsound; kink mutants caught",
+TEST_CASE("certify's soundness campaign: random models x kinked targets x boxes, none unsound, any thread count",
           "[certify][soundness]") {
-  // The campaign of docs/certify.md §6 at a small size: certify's bounds against a dense 256-bit MPFR search, which
+  // The campaign of docs/certify.md §4.1 at a small size: certify's bounds against a dense 256-bit MPFR search, which
   // sees no ball and no gradient.
   SoundnessCampaignOptions o;
   o.seed = test::seed();
@@ -961,7 +965,7 @@ TEST_CASE("certify's soundness campaign at the suite's settings catches defects 
   // balls' gradients at kinks and of the softmax's derivative, placed in numerics/scalar/dual_ball.cpp, forward.cpp and
   // branch_and_bound.cpp, away from the search at points: each must produce an unsound triple. The first three are
   // caught by this test only (MutantInfo::caught_by_test), the other two by the suites' certify checks as well.
-  // 30 triples: the ReLU defect shows in one of them (docs/certify.md §6 gives each defect's rate). The seed is fixed:
+  // 30 triples: the ReLU defect shows in one of them (docs/certify.md §4.1 gives each defect's rate). The seed is fixed:
   // which random triples expose a defect is a property of the seed, not of the test's effort.
   const SoundnessCampaignOptions o = suite_soundness_options(30, 20260529, 2);
   for (const Mutant m : {Mutant::DualMaxOneSideGradient, Mutant::DualReluFullSlope, Mutant::DualSqrtAtZeroFlat,
@@ -973,4 +977,21 @@ TEST_CASE("certify's soundness campaign at the suite's settings catches defects 
     INFO("mutant " << info->name << "\n" << soundness_campaign_table(broken));
     CHECK(broken.unsound > 0);
   }
+}
+
+TEST_CASE("the soundness campaign as the thm2 suite's check: a verdict, the count compared, the command to rerun it",
+          "[certify][soundness]") {
+  const Check c = soundness_campaign_check("certify.soundness-campaign", suite_soundness_options(2, 20260529, 1));
+  CHECK(c.verdict == Verdict::Pass);
+  CHECK(c.compared == 2);
+  CHECK(c.grade == Grade::Sampled);
+  CHECK(c.figure == "0 unsound of 2 triples");
+  CHECK(c.measured.at("rerun").get<std::string>().find("certify-soundness --seed 20260529 --first 0 --triples 2") !=
+        std::string::npos);
+  // Under a defect it finds, the check fails and names the triple.
+  set_active_mutant(Mutant::BnbDropsGradient);
+  const Check broken = soundness_campaign_check("certify.soundness-campaign", suite_soundness_options(8, 20260529, 1));
+  set_active_mutant(Mutant::None);
+  CHECK(broken.verdict == Verdict::Fail);
+  CHECK(broken.measured.contains("unsound_triples"));
 }

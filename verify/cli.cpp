@@ -742,7 +742,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   soundness_cmd->add_option("--sub-box-points", soundness.sub_box_points, "uniform points per sub-box (default 16)");
   soundness_cmd->add_flag("--json", soundness_json, "print JSON (every triple) instead of a table");
   soundness_cmd->footer("Exit codes: 0 no unsound triple; 1 an unsound one (printed with its index: a defect in certify); "
-                        "2 bad input. Same --seed, any --threads: the same triples and results (docs/certify.md §6).");
+                        "2 bad input. Same --seed, any --threads: the same triples and results (docs/certify.md §4.1).");
   std::string csv, band;
   bool fit_json = false;
   auto* fit = app.add_subcommand("fit", "fit log y against log x from a CSV with columns x,y");

@@ -235,7 +235,8 @@ json MutationReport::to_json() const {
   for (const auto& m : outcomes)
     mutants.push_back({{"mutant", m.mutant.name}, {"defect", m.mutant.defect}, {"caught", m.caught()},
                        {"killed", m.killed}, {"stopped", m.stopped}, {"suites_run", m.suites_run},
-                       {"stages_run", m.stages_run}, {"stages_replayed", m.stages_replayed}});
+                       {"stages_run", m.stages_run}, {"stages_replayed", m.stages_replayed},
+                       {"caught_by_test", m.mutant.caught_by_test}});
   json checks = json::array();
   for (const auto& c : this->checks) {
     const auto it = killed_by.find(c);

@@ -1,5 +1,5 @@
 #pragma once
-// The soundness campaign of `certify` (docs/certify.md §6), the way verifiers are tested: random models × random
+// The soundness campaign of `certify` (docs/certify.md §4.1), the way verifiers are tested: random models × random
 // targets of the framework's syntax with kinks × random boxes, each certified bound held against a dense search in
 // 256-bit MPFR with local refinement. The certified upper bound U must be ≥ every |model − F| the search attains;
 // the attained lower bound L must be ≤ |model − F| at the input certify prints (which must lie in the box), and

@@ -18,7 +18,7 @@ struct KthRetrievalConfig {
   std::vector<double> beta_grid;  // L3: 0 and a log grid up to 1e4
   SingleLayerStudySettings study;
   std::vector<int> class_T;  // the certified order-statistic class bound (docs/lower-bounds.md §5)
-  /// certify's soundness campaign (docs/certify.md §6): full 100 triples, nightly 1000; the quick profile leaves it to
+  /// certify's soundness campaign (docs/certify.md §4.1): full 100 triples, nightly 1000; the quick profile leaves it to
   /// the test suite (tests/test_certify.cpp), which runs it at 24 and 30 triples.
   long soundness_triples = 0;
 };

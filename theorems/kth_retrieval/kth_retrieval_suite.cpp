@@ -173,7 +173,7 @@ SuiteInfo kth_retrieval_suite() {
       r.checks.push_back(rounding_bound_check("certify.rounding-covers-mpfr", cases));
     });
     if (cfg.soundness_triples > 0) run_stage(ctx, r, "certify-soundness", [&] {
-      // certify on random models x kinked targets x boxes against a dense MPFR search (docs/certify.md §6): the
+      // certify on random models x kinked targets x boxes against a dense MPFR search (docs/certify.md §4.1): the
       // campaign's seed is the run's, so `infoflow-verify certify-soundness` with the check's printed settings reruns it.
       r.checks.push_back(soundness_campaign_check(
           "certify.soundness-campaign", suite_soundness_options(cfg.soundness_triples, ctx.seed, ctx.threads)));
