@@ -990,7 +990,7 @@ TEST_CASE("the soundness campaign as the thm2 suite's check: a verdict, the coun
         std::string::npos);
   // Under a defect it finds, the check fails and names the triple.
   set_active_mutant(Mutant::BnbDropsGradient);
-  const Check broken = soundness_campaign_check("certify.soundness-campaign", suite_soundness_options(8, 20260529, 1));
+  const Check broken = soundness_campaign_check("certify.soundness-campaign", suite_soundness_options(30, 20260529, 2));
   set_active_mutant(Mutant::None);
   CHECK(broken.verdict == Verdict::Fail);
   CHECK(broken.measured.contains("unsound_triples"));

@@ -3,7 +3,9 @@
 // on a box, as a ball with a gradient enclosure (DualBall), and at a point, as a ball. On each box the enclosure is
 // the intersection of the natural one and the mean-value form e(c) + Σ_i ∂_i e(box)·(x_i − c_i); the point value
 // at the centre is a candidate for the supremum. Boxes are split on the coordinate of largest width × |∂_i e| and
-// pruned when they cannot beat the best point. The result is a certified upper bound and an attained lower bound.
+// pruned when they cannot beat the best point. The lower bound is the best point value found, including local searches
+// (compass moves) from the best starting points and from the final attained point. The result is a certified upper
+// bound and an attained lower bound.
 //
 // Deterministic: boxes are processed in fixed batches (independent of the thread count) and merged in order.
 #include "numerics/scalar/dual_ball.hpp"
@@ -28,6 +30,9 @@ struct BranchAndBoundOptions {
   int threads = 1;
   int batch = 16;                // boxes split per round (fixed, for determinism)
   long prec = 128;
+  /// Point evaluations of each local search for a larger |e| (from the four best starting points, and from the
+  /// attained point when the search stops short of the gap); 0 turns them off.
+  long climb_evaluations = 400;
   /// When non-empty: the search state (every open box, the best point, the counters) is written there atomically
   /// every `checkpoint_seconds` and when the search stops, and a search started with the same `fingerprint` resumes
   /// from it (a finished one returns at once). The time budget counts this run only; boxes and seconds accumulate.
