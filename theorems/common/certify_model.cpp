@@ -337,7 +337,7 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
     }
     rep.double_execution = d;
   }
-  if (!q.certificate.empty() && std::isfinite(rep.result.upper)) {
+  if ((!q.certificate.empty() || q.verify_proof) && std::isfinite(rep.result.upper)) {
     // The proof, written down and checked at once by the checker's own route: `complete` rests on it.
     json document = certificate_to_json(rep.result, o.lo, o.hi, o.prec, f.problem);
     // With execution double, the rounding bound and the settings that derived it: the checker derives it again.
@@ -345,7 +345,7 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
       document["float64_rounding"] = {{"bound", bound_to_json(rep.double_execution->rounding_bound)},
                                       {"max_sub_boxes", refine.max_boxes},
                                       {"stop_below", refine.stop_below}};
-    write_json_file(q.certificate, document, "--certificate");
+    if (!q.certificate.empty()) write_json_file(q.certificate, document, "--certificate");
     rep.certificate_check = check_certificate_file(document, file_model, rounding, q.threads);
     if (!rep.certificate_check->verified()) rep.result.complete = false, rep.result.stopped_by = "certificate refused";
   }
@@ -575,12 +575,13 @@ Check certify_agreement_check(const std::string& id, const std::vector<CertifyAg
   c.id = id;
   c.grade = Grade::Certified;
   c.statement = "Two routes to a construction's sup error agree: the branch-and-bound interval [lower, upper] of `certify` "
-                "(any model, no lemma) has lower <= the lemma-composed certificate and upper >= every sampled error; and "
+                "(any model, no lemma) has lower <= the lemma-composed certificate and upper >= every sampled error, and "
+                "its proof certificate verifies (every leaf re-enclosed by the checker is below upper); and "
                 "the search's box enclosures (natural and mean-value form) contain the point values at random points of "
                 "random boxes, wide and narrow, and its gradient enclosures contain derivatives taken by central "
                 "differences in arb at random points";
-  c.bound = "lower <= lemma certificate, upper >= sampled maximum, no point value outside its box's enclosure, no "
-            "derivative outside its gradient enclosure";
+  c.bound = "lower <= lemma certificate, upper >= sampled maximum, the search's proof certificate verified, no point "
+            "value outside its box's enclosure, no derivative outside its gradient enclosure";
   c.verdict = Verdict::Pass;
   long audited = 0, violations = 0, derivatives = 0, gradient_violations = 0;
   for (const auto& k : cases) {
@@ -591,9 +592,14 @@ Check certify_agreement_check(const std::string& id, const std::vector<CertifyAg
     q.budget_seconds = 3600;  // the box budget decides (determinism); this only guards against a hang
     q.max_boxes = k.max_boxes;
     q.relative_gap = 1e-3;
+    // The search held to its proof: every leaf of its split tree re-enclosed by the checker must be below U. (With the
+    // local search, L is close to the sup, so a search whose box bounds are too low can still end with U >= every
+    // sampled error; its leaves cannot hide that.)
+    q.verify_proof = true;
     const CertifyReport rep = certify_model(convert_model<mpfr::mpreal>(k.model, Precision{256}), q);
     const bool lower_ok = rep.result.lower <= k.lemma_bound;
     const bool upper_ok = rep.result.upper >= k.sampled_max;
+    const bool proof_ok = rep.certificate_check && rep.certificate_check->verified();
     c.measured[k.name] = {{"bnb_lower", rep.result.lower},
                           {"bnb_upper", rep.result.upper},
                           {"lemma_certificate", k.lemma_bound},
@@ -602,7 +608,9 @@ Check certify_agreement_check(const std::string& id, const std::vector<CertifyAg
                           {"bnb_lower_over_lemma", rep.result.lower / k.lemma_bound},
                           {"boxes", rep.result.boxes},
                           {"stopped_by", rep.result.stopped_by},
-                          {"attained_at", rep.result.argmax}};
+                          {"attained_at", rep.result.argmax},
+                          {"proof_leaves", rep.certificate_check ? rep.certificate_check->verdict.leaves : 0},
+                          {"proof_verified", proof_ok}};
     // The search's soundness, point by point: its enclosures against values at points inside the boxes.
     const EnclosureAudit audit = audit_box_enclosures(k.model, k.target, k.T, 300, 8, k.seed);
     c.measured[k.name]["enclosure_audit"] = {{"boxes", audit.boxes}, {"points", audit.points},
@@ -616,7 +624,7 @@ Check certify_agreement_check(const std::string& id, const std::vector<CertifyAg
     violations += audit.violations;
     gradient_violations += gradients.violations;
     derivatives += gradients.derivatives;
-    if (!lower_ok || !upper_ok || audit.violations > 0 || gradients.violations > 0) c.verdict = Verdict::Fail;
+    if (!lower_ok || !upper_ok || !proof_ok || audit.violations > 0 || gradients.violations > 0) c.verdict = Verdict::Fail;
   }
   c.compared = static_cast<long>(cases.size());
   c.figure = std::to_string(cases.size()) + " construction(s): lower <= lemma certificate, upper >= sampled; " +

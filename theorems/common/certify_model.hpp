@@ -38,6 +38,9 @@ struct CertifyRequest {
   /// When non-empty, a proof certificate (docs/certificate-format.md) is written there and checked at once by the
   /// checker's own route; `complete` then requires the check to pass.
   std::string certificate;
+  /// Build the proof certificate and check it by the checker's own route even without a file to write it to (a check
+  /// that runs certify holds the search to its proof this way).
+  bool verify_proof = false;
 };
 
 /// What check-certificate found (check_certificate_file below).
