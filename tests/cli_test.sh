@@ -106,7 +106,7 @@ expect "certify box of the wrong size" 2 "--box: expected LO,HI \(a cube\) or 2 
 expect "certify box with a terminal escape" 2 'got .0,\\x1B\[31m' -- "$cli" certify --weights "$weights" --target 'min_{s,t} dot(x[s], x[t])' --T 1 --box $'0,\x1b[31m'
 # certify-soundness: a few triples, none unsound; bad sizes are refused.
 expect "certify-soundness" 0 "unsound: 0 of 3" -- "$cli" certify-soundness --triples 3 --threads 2
-expect "certify-soundness bad size" 2 "--triples: expected 1 <= N <= 1e6" -- "$cli" certify-soundness --triples 0
+expect "certify-soundness bad size" 2 "--triples: expected 1 <= N <= 100000" -- "$cli" certify-soundness --triples 0
 expect "bound bad class-T" 2 "--class-T" -- "$cli" thm1 --class-T 40 --out "$work/ct"
 expect "eval bad value" 2 '--inputs inputs\[0\]\[1\]\[1\]: expected a decimal number' -- "$cli" eval --weights "$weights" --inputs "$work/in_bad.json"
 expect "eval bad shape" 2 '--inputs inputs\[0\]\[1\]: expected a token of dimension d = 2' -- "$cli" eval --weights "$weights" --inputs "$work/in_shape.json"

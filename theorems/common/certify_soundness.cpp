@@ -566,7 +566,7 @@ const std::vector<std::string>& tightness_bins() {
 }
 
 SoundnessCampaign run_soundness_campaign(const SoundnessCampaignOptions& o) {
-  if (o.triples < 1 || o.triples > 1'000'000) throw InputError("--triples", "expected 1 <= N <= 1e6");
+  if (o.triples < 1 || o.triples > 100'000) throw InputError("--triples", "expected 1 <= N <= 100000");
   if (o.first < 0 || o.first > 1'000'000'000) throw InputError("--first", "expected 0 <= I <= 1e9");
   if (o.max_boxes < 1 || o.max_boxes > 10'000'000) throw InputError("--max-boxes", "expected 1 <= N <= 1e7");
   if (o.search_points < 1 || o.search_points > 10'000'000) throw InputError("--search-points", "expected 1 <= N <= 1e7");

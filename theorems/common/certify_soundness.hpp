@@ -65,7 +65,7 @@ struct SoundnessCampaign {
 /// The bins of the tightness histogram, as labels; the last is "no finite bound".
 const std::vector<std::string>& tightness_bins();
 
-/// Runs the campaign. Throws InputError for triples outside 1..1e6, budgets outside 1..1e7, threads outside 1..256.
+/// Runs the campaign. Throws InputError for triples outside 1..100000, budgets outside 1..1e7, threads outside 1..256.
 SoundnessCampaign run_soundness_campaign(const SoundnessCampaignOptions& options);
 
 void to_json(nlohmann::json& j, const SoundnessCampaign& c);
