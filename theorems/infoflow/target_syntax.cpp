@@ -1,6 +1,6 @@
 #include "theorems/infoflow/target_syntax.hpp"
 
-#include "reports/text_format.hpp"
+#include "numerics/util/utf8.hpp"
 
 #include "numerics/util/errors.hpp"
 
