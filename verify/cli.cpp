@@ -703,6 +703,9 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   certify->add_option("--execution", certify_request.execution,
                       "real (default): the function the weights define; double: also its float64 execution (weights "
                       "rounded to double, a rigorous rounding bound added)");
+  certify->add_option("--enclosure", certify_request.enclosure,
+                      "affine (default): each box's enclosure also takes an affine form's range, which narrows "
+                      "quadratically with the box; mean-value: the natural enclosure and the mean-value form only");
   certify->add_option("--rounding-boxes", certify_request.rounding_boxes,
                       "with --execution double: sub-boxes the rounding bound may split the box into (default 4096)");
   certify->add_option("--checkpoint", certify_request.checkpoint,

@@ -1,5 +1,6 @@
 #include "numerics/model/forward.hpp"
 #include "numerics/model/softmax_enclosure.hpp"
+#include "numerics/scalar/affine_form.hpp"
 #include "numerics/scalar/dual_ball.hpp"
 #include "numerics/util/mutation.hpp"
 
@@ -149,7 +150,7 @@ class ForwardPass {
       for (int i = 0; i < ho.key_dim; ++i) s += query[i] * keys[t][i];
       logits[t] = beta * s;
     }
-    if constexpr (std::is_same_v<S, ArbBall> || std::is_same_v<S, DualBall>)
+    if constexpr (std::is_same_v<S, ArbBall> || std::is_same_v<S, DualBall> || std::is_same_v<S, AffineForm>)
       if (T <= kPairwiseSoftmaxMaxT && !mutated(Mutant::SoftmaxWithoutShift)) return pairwise_head(ho, keys, values, query);
     S top = logits[0];
     for (std::size_t t = 1; t < T; ++t) top = ScalarTraits<S>::max_of(top, logits[t]);
@@ -191,14 +192,28 @@ class ForwardPass {
       w[t] = softmax_weight_from_differences(zt, value_of(one));
     }
     Vec<S> out(ho.value_dim, zero_);
-    for (std::size_t t = 0; t < T; ++t) {
-      const S wt = weight_with_gradient(t, z, w);
-      for (int i = 0; i < ho.value_dim; ++i) out[i] += wt * values[t][i];
+    if constexpr (std::is_same_v<S, AffineForm>) {
+      // Σ_t w_t v_t = v_r + Σ_{t≠r} w_t (v_t − v_r), exactly (the weights sum to 1), with r the token of the largest
+      // weight: each weight's remainder then multiplies a difference of values, not a value.
+      std::size_t r = 0;
+      for (std::size_t t = 1; t < T; ++t)
+        if (w[t].mid() > w[r].mid()) r = t;
+      for (int i = 0; i < ho.value_dim; ++i) out[i] = values[r][i];
+      for (std::size_t t = 0; t < T; ++t) {
+        if (t == r) continue;
+        const S wt = weight_with_gradient(t, z, w);
+        for (int i = 0; i < ho.value_dim; ++i) out[i] += wt * (values[t][i] - values[r][i]);
+      }
+    } else {
+      for (std::size_t t = 0; t < T; ++t) {
+        const S wt = weight_with_gradient(t, z, w);
+        for (int i = 0; i < ho.value_dim; ++i) out[i] += wt * values[t][i];
+      }
     }
     std::vector<ArbBall> coordinate(T);
     for (int i = 0; i < ho.value_dim; ++i) {
       for (std::size_t t = 0; t < T; ++t) coordinate[t] = value_of(values[t][i]);
-      intersect_with(value_ref(out[i]), simplex_range(w, coordinate));
+      narrow_to(out[i], simplex_range(w, coordinate));
     }
     return out;
   }
@@ -236,18 +251,34 @@ class ForwardPass {
     }
     return r;
   }
+  // Affine forms: w_t = 1/(1 + Σ_{s≠t} e^{z_ts}) in affine arithmetic, so that the weight keeps the noise symbols of
+  // the logits (and through them of the values it weights); the normaliser's range is narrowed by the one w_t's
+  // enclosure gives, 1/w_t, and the weight's hull by that enclosure.
+  static AffineForm weight_with_gradient(std::size_t t, const std::vector<std::vector<AffineForm>>& z, const std::vector<ArbBall>& w) {
+    const long prec = w[t].prec();
+    const ArbBall one(1.0, prec);
+    AffineForm normaliser(one);
+    for (std::size_t s = 0; s < z.size(); ++s)
+      if (s != t) normaliser += exp(z[t][s]);
+    const ArbBall known = ArbBall::interval(one / w[t].upper_end(), one / w[t].lower_end());
+    AffineForm weight = reciprocal(normaliser, known);
+    return narrow_hull(weight, w[t]);
+  }
   template <class U>
   static U weight_with_gradient(std::size_t, const std::vector<std::vector<U>>&, const std::vector<ArbBall>&) {
     throw ContractError("forward", "pairwise softmax on a point type");
   }
   static const ArbBall& value_of(const ArbBall& b) { return b; }
   static const ArbBall& value_of(const DualBall& b) { return b.value; }
-  static ArbBall& value_ref(ArbBall& b) { return b; }
-  static ArbBall& value_ref(DualBall& b) { return b.value; }
+  static ArbBall value_of(const AffineForm& b) { return b.range(); }
+  // v narrowed by a second enclosure `hull` of the same quantity: intersected (balls; for affine forms, their hull).
+  static void narrow_to(ArbBall& v, const ArbBall& hull) { intersect_with(v, hull); }
+  static void narrow_to(DualBall& v, const ArbBall& hull) { intersect_with(v.value, hull); }
+  static void narrow_to(AffineForm& v, const ArbBall& hull) { narrow_hull(v, hull); }
   template <class U>
   static const ArbBall& value_of(const U&) { throw ContractError("forward", "pairwise softmax on a point type"); }
   template <class U>
-  static ArbBall& value_ref(U&) { throw ContractError("forward", "pairwise softmax on a point type"); }
+  static void narrow_to(U&, const ArbBall&) { throw ContractError("forward", "pairwise softmax on a point type"); }
 
   const ModelT<S>& m_;
   const ParamLayout& L_;
@@ -275,11 +306,13 @@ template Vec<double> token_state(const ModelT<double>&, const ParamLayout&, cons
 template Vec<mpfr::mpreal> token_state(const ModelT<mpfr::mpreal>&, const ParamLayout&, const Vec<mpfr::mpreal>&, int);
 template Vec<DualBall> token_state(const ModelT<DualBall>&, const ParamLayout&, const Vec<DualBall>&, int);
 template Vec<ArbBall> token_state(const ModelT<ArbBall>&, const ParamLayout&, const Vec<ArbBall>&, int);
+template Vec<AffineForm> token_state(const ModelT<AffineForm>&, const ParamLayout&, const Vec<AffineForm>&, int);
 
 template ForwardResult<double> forward(const ModelT<double>&, const ParamLayout&, const Sequence<double>&);
 template ForwardResult<mpfr::mpreal> forward(const ModelT<mpfr::mpreal>&, const ParamLayout&,
                                              const Sequence<mpfr::mpreal>&);
 template ForwardResult<ArbBall> forward(const ModelT<ArbBall>&, const ParamLayout&, const Sequence<ArbBall>&);
 template ForwardResult<DualBall> forward(const ModelT<DualBall>&, const ParamLayout&, const Sequence<DualBall>&);
+template ForwardResult<AffineForm> forward(const ModelT<AffineForm>&, const ParamLayout&, const Sequence<AffineForm>&);
 
 }  // namespace infoflow

@@ -249,6 +249,22 @@ const std::vector<MutantInfo>& all_mutants() {
       {Mutant::DualSqrtAtZeroFlat, "dual-sqrt-at-zero-flat",
        "the square root of a ball that reaches 0 gets a zero gradient, so norm's kink at 0 is taken as flat",
        {}, false, kSoundnessCampaignTest},
+      // Affine forms (numerics/scalar/affine_form.cpp): certify's relational enclosure.
+      {Mutant::AffineProductDropsRemainder, "affine-product-drops-remainder",
+       "an affine form's product forgets the off-diagonal part of its quadratic remainder (sum over i != j of "
+       "|a_i||b_j|), so a product of two forms on a box is enclosed too narrowly",
+       {"thm1-depth-separation"}},
+      {Mutant::AffineNoiseSymbolReused, "affine-noise-symbol-reused",
+       "the last input's affine form takes the first input's noise symbol, so two independent inputs are treated as "
+       "moving together",
+       {"thm1-depth-separation"}},
+      {Mutant::AffineExpMinRangeSlope, "affine-exp-min-range-slope",
+       "exp is linearised with the min-range slope e^lo but the remainder formulas of the secant (Chebyshev) slope, "
+       "which for that slope give a remainder of 0",
+       {"thm1-depth-separation"}},
+      {Mutant::AffineReciprocalRemainderHalved, "affine-reciprocal-remainder-halved",
+       "1/x's linearisation (the softmax normaliser's) adds half of its remainder bound to the centre",
+       {"thm1-depth-separation"}},
   };
   return list;
 }

@@ -66,6 +66,10 @@ enum class Mutant {
   DualMaxOneSideGradient,       // max of two overlapping dual balls keeps one side's gradient (no Clarke hull)
   DualReluFullSlope,            // a ReLU straddling 0 passes its input's gradient unscaled (t = 1, not t in [0, 1])
   DualSqrtAtZeroFlat,           // sqrt of a ball reaching 0 gets a zero gradient (norm's kink at 0 taken as flat)
+  AffineProductDropsRemainder,  // an affine product forgets its off-diagonal quadratic remainder (certify)
+  AffineNoiseSymbolReused,      // the last input's affine form reuses the first input's noise symbol (certify)
+  AffineExpMinRangeSlope,       // exp linearised with the min-range slope but the secant's remainder formulas (certify)
+  AffineReciprocalRemainderHalved,  // 1/x's (the softmax normaliser's) linearisation remainder taken as half (certify)
   Count,                        // not a mutant: the number of enumerators (MutantSet's size)
 };
 

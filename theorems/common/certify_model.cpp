@@ -65,6 +65,8 @@ void validate(const ModelT<mpfr::mpreal>& m, const CertifyRequest& q) {
   if (q.max_boxes < 1 || q.max_boxes > 1'000'000'000) throw InputError("--max-boxes", "expected 1 <= N <= 1e9");
   if (q.execution != "real" && q.execution != "double")
     throw InputError("--execution", "expected real or double, got '" + q.execution + "'");
+  if (q.enclosure != "affine" && q.enclosure != "mean-value")
+    throw InputError("--enclosure", "expected affine or mean-value, got '" + q.enclosure + "'");
   if (q.rounding_boxes < 1 || q.rounding_boxes > 10'000'000)
     throw InputError("--rounding-boxes", "expected 1 <= N <= 1e7");
   if (!(q.checkpoint_seconds > 0 && q.checkpoint_seconds <= 86400))
@@ -87,30 +89,55 @@ class ErrorEvaluation {
  public:
   /// `rounding`: the reader's radii (the file's decimal strings that the stored weights only approximate); every
   /// weight ball is widened by its radius, so the enclosures hold for the values the file denotes.
+  /// `affine`: the box enclosure also takes the affine form's range (docs/certify.md §1.2); without it, the
+  /// natural enclosure and the mean-value form only (certify --enclosure mean-value, for comparison).
   ErrorEvaluation(const ModelT<mpfr::mpreal>& model, const ParsedTarget& target, int T, int d,
-                  const DecimalRounding* rounding = nullptr, long precision = 0)
+                  const DecimalRounding* rounding = nullptr, long precision = 0, bool affine = true)
       : prec_(precision > 0 ? precision : working_precision(model)),
         dual_(convert_model<DualBall>(model, Precision{prec_})),
         ball_(convert_model<ArbBall>(model, Precision{prec_})),
+        affine_(convert_model<AffineForm>(model, Precision{prec_})),
         layout_(model.arch),
         target_(target),
         T_(T),
-        d_(d) {
+        d_(d),
+        use_affine_(affine) {
     if (!rounding) return;
     for (std::size_t i = 0; i < rounding->param_radius.size(); ++i) {
       add_error(dual_.params[i].value, rounding->param_radius[i]);
       add_error(ball_.params[i], rounding->param_radius[i]);
+      add_error(affine_.params[i].centre, rounding->param_radius[i]);
     }
     for (std::size_t i = 0; i < rounding->temperature_radius.size(); ++i) {
       add_error(dual_.temperatures[i].value, rounding->temperature_radius[i]);
       add_error(ball_.temperatures[i], rounding->temperature_radius[i]);
+      add_error(affine_.temperatures[i].centre, rounding->temperature_radius[i]);
     }
   }
+  /// e over the box whose sides are the dual balls' values: its value is the natural enclosure intersected with the
+  /// affine form's range (two enclosures of one set; where they do not meet one of them is wrong, and the value is
+  /// made indeterminate so that nothing is certified from it).
   BoxEvaluation on_box() const {
     return [this](const std::vector<DualBall>& x) {
       const Sequence<DualBall> X = as_sequence(x, T_, d_);
-      return forward(dual_, layout_, X).y - evaluate_target(target_, X, Precision{prec_});
+      DualBall e = forward(dual_, layout_, X).y - evaluate_target(target_, X, Precision{prec_});
+      if (!use_affine_) return e;
+      std::vector<ArbBall> sides;
+      for (const DualBall& xi : x) sides.push_back(xi.value);
+      const ArbBall affine = affine_range(sides);
+      ArbBall both(prec_);
+      if (!affine.is_finite()) return e;
+      if (arb_intersection(both.raw(), e.value.raw(), affine.raw(), prec_)) e.value = both;
+      else arb_indeterminate(e.value.raw());
+      return e;
     };
+  }
+  /// The range of e's affine form over the box with these sides (balls; input i is token i / d, coordinate i % d).
+  ArbBall affine_range(const std::vector<ArbBall>& sides) const {
+    std::vector<AffineForm> x;
+    for (std::size_t i = 0; i < sides.size(); ++i) x.push_back(AffineForm::variable(sides[i], i, sides.size()));
+    const Sequence<AffineForm> X = as_sequence(x, T_, d_);
+    return (forward(affine_, layout_, X).y - evaluate_target(target_, X, Precision{prec_})).range();
   }
   PointEvaluation at_point() const {
     return [this](const std::vector<ArbBall>& x) {
@@ -126,9 +153,11 @@ class ErrorEvaluation {
   long prec_;
   ModelT<DualBall> dual_;
   ModelT<ArbBall> ball_;
+  ModelT<AffineForm> affine_;
   ParamLayout layout_;
   const ParsedTarget& target_;  // the caller's, alive while this is
   int T_, d_;
+  bool use_affine_;
 };
 
 }  // namespace
@@ -164,15 +193,21 @@ EnclosureAudit audit_box_enclosures(const Model& model, const std::string& targe
   SplitMix64 rng(seed);
   EnclosureAudit a;
   for (int b = 0; b < boxes; ++b) {
-    // Boxes from a quarter of the cube down to 2^-10 wide, anywhere in [0,1]^n: wide boxes test the natural
-    // enclosure, narrow ones the mean-value form where the softmax is sharp.
+    // Boxes from a quarter of the cube down to 2^-10 wide, anywhere in [0,1]^n, each side up to 8 times narrower than
+    // the widest (not cubes): wide boxes test the natural enclosure, narrow ones the mean-value and affine forms
+    // where the softmax is sharp.
     const double width = std::ldexp(1.0, -2 - static_cast<int>(rng.uniform_index(9)));
     std::vector<double> lo(n), hi(n);
+    std::vector<ArbBall> sides;
     for (int i = 0; i < n; ++i) {
-      lo[i] = rng.uniform(0.0, 1.0 - width);
-      hi[i] = lo[i] + width;
+      const double w = std::ldexp(width, -static_cast<int>(rng.uniform_index(4)));
+      lo[i] = rng.uniform(0.0, 1.0 - w);
+      hi[i] = lo[i] + w;
+      sides.push_back(ArbBall::interval(lo[i], hi[i], kPrec));
     }
     const ArbBall enclosure = box_enclosure(on_box, at_point, lo, hi, kPrec);
+    // The affine form's range alone: on narrow boxes it is usually what the enclosure above is, but not always.
+    const ArbBall affine = e.affine_range(sides);
     ++a.boxes;
     for (int p = 0; p < points; ++p) {
       std::vector<ArbBall> x;
@@ -181,9 +216,10 @@ EnclosureAudit audit_box_enclosures(const Model& model, const std::string& targe
       ++a.points;
       // A point value that lies (as a ball) entirely outside the box's enclosure: the enclosure is not one.
       const double excess = std::max(v.lower() - enclosure.upper(), enclosure.lower() - v.upper());
-      if (excess > 0) {
+      const double affine_excess = std::max(v.lower() - affine.upper(), affine.lower() - v.upper());
+      if (excess > 0 || affine_excess > 0) {
         ++a.violations;
-        a.worst_excess = std::max(a.worst_excess, excess);
+        a.worst_excess = std::max({a.worst_excess, excess, affine_excess});
       }
     }
   }
@@ -282,7 +318,7 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   const ParsedTarget target = parse_target(q.target);
   check_target_evaluable(target, q.T, q.d);
   const CertifiedFunction f = certified_function(file_model, q, rounding);
-  const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii);
+  const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii, 0, q.enclosure == "affine");
   const BoxEvaluation on_box = evaluation.on_box();
   const PointEvaluation at_point = evaluation.at_point();
   BranchAndBoundOptions o;
@@ -296,7 +332,9 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   o.checkpoint_path = q.checkpoint;
   o.checkpoint_seconds = q.checkpoint_seconds;
   // What the search is about; budgets and gaps may change between a run and its resumption.
-  o.fingerprint = settings_version(std::string("certify-v2/build=") + INFOFLOW_BUILD_COMMIT, f.problem);
+  // The enclosure family too: a resumed search's open boxes carry upper bounds from the family that evaluated them.
+  o.fingerprint = settings_version(std::string("certify-v2/build=") + INFOFLOW_BUILD_COMMIT + "/enclosure=" + q.enclosure,
+                                   f.problem);
   CertifyReport rep;
   rep.request = q;
   rep.rounded_decimals = f.radii ? f.radii->rounded : 0;
@@ -486,6 +524,7 @@ void to_json(json& j, const CertifyReport& r) {
            {"attained_at", r.result.argmax},
            {"gap", bound_to_json(r.result.gap())},
            {"relative_gap_requested", r.request.relative_gap},
+           {"enclosure", r.request.enclosure},
            {"complete", r.result.complete},
            {"stopped_by", r.result.stopped_by},
            {"boxes", r.result.boxes},
@@ -526,7 +565,8 @@ std::string certify_table(const CertifyReport& r) {
   o << ")\n";
   o << "  gap " << num(r.result.gap()) << (r.result.complete ? " (requested gap reached)" : " (stopped by " + r.result.stopped_by + ")")
     << ", " << r.result.boxes << " boxes in " << format_number(r.result.seconds, 3) << " s (" << format_number(r.boxes_per_second, 4)
-    << " boxes/s)" << (r.result.resumed ? ", resumed from a checkpoint" : "") << "\n";
+    << " boxes/s, enclosure " << r.request.enclosure << ")" << (r.result.resumed ? ", resumed from a checkpoint" : "")
+    << "\n";
   if (!r.request.certificate.empty() && !r.certificate_check)
     o << "  certificate " << r.request.certificate << ": not written (no finite upper bound to prove)\n";
   if (r.certificate_check)

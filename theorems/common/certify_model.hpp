@@ -29,6 +29,10 @@ struct CertifyRequest {
   /// "real": the real-number function the weights define. "double": also the model as it runs in float64 (its
   /// weights rounded to double, ForwardPass<double>), by adding a rigorous rounding bound (double_execution.hpp).
   std::string execution = "real";
+  /// How each box is enclosed (docs/certify.md §1): "affine", the natural enclosure ∩ the mean-value form ∩ the range
+  /// of an affine form (the default); "mean-value", without the affine form (the enclosure before it, for comparison).
+  /// The checker of a certificate always uses every family: the bound it verifies never depends on this.
+  std::string enclosure = "affine";
   /// With execution "double": sub-boxes the rounding bound may split the box into (the worst is split first).
   long rounding_boxes = 4096;
   /// When non-empty, the search state is saved there every `checkpoint_seconds` and at the end, and a run with the
@@ -88,7 +92,7 @@ std::string certify_table(const CertifyReport& r);
 /// Throws InputError (exit 2) for an unknown or non-evaluable target, a token dimension that is not the
 /// model's, T outside 1..64 or beyond the model's positional table, T·d > 64, an empty box or one whose ends are
 /// neither one nor T·d numbers each, a gap < 0, a budget
-/// outside (0, 1 day], threads outside 1..256, an execution other than real or double, or a checkpoint file that
+/// outside (0, 1 day], threads outside 1..256, an execution other than real or double, an enclosure other than affine or mean-value, or a checkpoint file that
 /// belongs to another model or request.
 /// `rounding` (from weights_from_json): the reader's radii; the weights are enclosed as balls around the stored
 /// values, so the certificate covers the values the file's decimal strings denote (execution "real").
@@ -145,9 +149,10 @@ struct BoxEnclosure {
 std::vector<BoxEnclosure> certify_box_enclosures(const Model& model, const std::string& target, int T,
                                                  const std::vector<std::pair<std::vector<double>, std::vector<double>>>& boxes);
 
-/// Point values against box enclosures: `boxes` random boxes of [0,1]^{T·d} (widths 2^-2 to 2^-10), each with its
-/// corners lo and hi and `points` − 2 random points inside, evaluated in arb; a violation is a point value whose ball
-/// lies wholly outside the box's enclosure (box_enclosure), i.e. an enclosure that is not one.
+/// Point values against box enclosures: `boxes` random boxes of [0,1]^{T·d} (widest side 2^-2 to 2^-10, each side up
+/// to 8 times narrower), each with its corners lo and hi and `points` − 2 random points inside, evaluated in arb; a
+/// violation is a point value whose ball lies wholly outside the box's enclosure (box_enclosure) or outside the range
+/// of e's affine form alone, i.e. an enclosure that is not one.
 struct EnclosureAudit {
   long boxes = 0, points = 0, violations = 0;
   double worst_excess = 0;

@@ -1,6 +1,6 @@
 #pragma once
 // Evaluation of a parsed target (target_syntax.hpp) on a sequence, in any scalar type of the numeric core
-// (double, MPFR, arb balls, arb balls with gradients), for `certify` (docs/certify.md). A ball input gives an
+// (double, MPFR, arb balls, arb balls with gradients, affine forms), for `certify` (docs/certify.md). A ball input gives an
 // enclosure of the target over the box it describes; min and max go through ScalarTraits::max_of, whose arb
 // versions are enclosures (and, with gradients, Clarke-gradient hulls at ties).
 //
@@ -8,6 +8,7 @@
 // componentwise), dot(a, b), norm(a), min/max/sum over token indices, kth_largest(k, a) over the free index of a.
 // bil_i and lin_i stand for unspecified functions and cannot be evaluated.
 #include "numerics/model/forward.hpp"
+#include "numerics/scalar/affine_form.hpp"
 #include "numerics/scalar/dual_ball.hpp"
 #include "numerics/util/errors.hpp"
 #include "theorems/infoflow/target_syntax.hpp"
@@ -28,7 +29,7 @@ namespace target_eval_detail {
 
 inline double sqrt_nonneg(double x) { return std::sqrt(x > 0 ? x : 0.0); }
 inline mpfr::mpreal sqrt_nonneg(const mpfr::mpreal& x) { return x > 0 ? mpfr::sqrt(x) : mpfr::mpreal(0, x.get_prec()); }
-using infoflow::sqrt_nonneg;  // ArbBall and DualBall
+using infoflow::sqrt_nonneg;  // ArbBall, DualBall and AffineForm
 
 template <class S>
 S min_of(const S& a, const S& b) {

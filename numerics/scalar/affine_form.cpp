@@ -1,0 +1,231 @@
+#include "numerics/scalar/affine_form.hpp"
+
+#include "numerics/util/mutation.hpp"
+
+#include <algorithm>
+
+namespace infoflow {
+
+namespace {
+
+// |b|'s upper bound as an exact ball (zero radius).
+ArbBall magnitude(const ArbBall& b) {
+  ArbBall m(b.prec());
+  arb_get_abs_ubound_arf(arb_midref(m.raw()), b.raw(), b.prec());
+  return m;
+}
+
+// Adds [−|e|, |e|] (e's upper magnitude) to the ball: a remainder absorbed into the centre.
+void add_remainder(ArbBall& b, const ArbBall& e) { arb_add_error(b.raw(), e.raw()); }
+
+AffineForm indeterminate(long prec) {
+  ArbBall b(prec);
+  arb_indeterminate(b.raw());
+  return AffineForm(std::move(b));
+}
+
+// a ∩ b, or an indeterminate ball when they do not meet (two enclosures of one quantity that are disjoint: one is
+// wrong, and nothing may be concluded from either).
+ArbBall intersection(const ArbBall& a, const ArbBall& b) {
+  const long prec = std::max(a.prec(), b.prec());
+  if (!a.is_finite()) return b;
+  if (!b.is_finite()) return a;
+  ArbBall r(prec);
+  if (!arb_intersection(r.raw(), a.raw(), b.raw(), prec)) arb_indeterminate(r.raw());
+  return r;
+}
+
+// f(v) given f(x) = α·x + ζ + e with |e| ≤ |δ| for every x in v's range, and `image` ⊇ f(v's range): the form
+// α·v + ζ ± |δ| with hull `image`.
+AffineForm linear_image(const AffineForm& v, const ArbBall& alpha, const ArbBall& zeta, const ArbBall& delta,
+                        const ArbBall& image) {
+  AffineForm r(alpha * v.centre + zeta);
+  r.hull = image;
+  add_remainder(r.centre, delta);
+  r.coef.reserve(v.coef.size());
+  for (const ArbBall& a : v.coef) r.coef.push_back(alpha * a);
+  return r;
+}
+
+// The linearisation on [lo, hi] from the range [g_lo, g_hi] of f(x) − α·x there: ζ its midpoint, δ its half width.
+AffineForm chebyshev_image(const AffineForm& v, const ArbBall& alpha, const ArbBall& g_lo, const ArbBall& g_hi,
+                           const ArbBall& image) {
+  const ArbBall half(0.5, v.prec());
+  return linear_image(v, alpha, (g_hi + g_lo) * half, (g_hi - g_lo) * half, image);
+}
+
+// The exact ends of a ball (zero radius), or false when it is not finite or has no width.
+bool ends(const ArbBall& range, ArbBall& lo, ArbBall& hi) {
+  if (!range.is_finite()) return false;
+  lo = range.lower_end();
+  hi = range.upper_end();
+  return less(lo, hi) == Tribool::True;
+}
+
+}  // namespace
+
+AffineForm AffineForm::variable(const ArbBall& side, std::size_t i, std::size_t n) {
+  const long prec = side.prec();
+  ArbBall m(prec), r(prec);
+  arf_set(arb_midref(m.raw()), arb_midref(side.raw()));
+  arb_get_rad_arb(r.raw(), side.raw());
+  std::vector<ArbBall> a(n, ArbBall(0.0, prec));
+  // Mutant: the last input shares the first one's noise symbol (two independent inputs made equal in the form).
+  const std::size_t symbol = mutated(Mutant::AffineNoiseSymbolReused) && n > 1 && i + 1 == n ? 0 : i;
+  a[symbol] = r;
+  AffineForm x(std::move(m));
+  x.coef = std::move(a);
+  x.hull = side;
+  return x;
+}
+
+ArbBall AffineForm::range() const {
+  ArbBall r = centre;
+  for (const ArbBall& a : coef) add_remainder(r, a);
+  return intersection(r, hull);
+}
+
+AffineForm& narrow_hull(AffineForm& form, const ArbBall& interval) {
+  form.hull = intersection(form.hull, interval);
+  return form;
+}
+
+AffineForm& AffineForm::operator+=(const AffineForm& o) {
+  centre += o.centre;
+  hull += o.hull;
+  if (coef.empty()) coef = o.coef;
+  else
+    for (std::size_t i = 0; i < o.coef.size(); ++i) coef[i] += o.coef[i];
+  return *this;
+}
+
+AffineForm& AffineForm::operator-=(const AffineForm& o) {
+  centre -= o.centre;
+  hull -= o.hull;
+  if (coef.empty())
+    for (const ArbBall& b : o.coef) coef.push_back(-b);
+  else
+    for (std::size_t i = 0; i < o.coef.size(); ++i) coef[i] -= o.coef[i];
+  return *this;
+}
+
+AffineForm& AffineForm::operator*=(const AffineForm& o) {
+  // (c₁ + Σ a_i ε_i)(c₂ + Σ b_i ε_i) = c₁c₂ + Σ (c₁ b_i + c₂ a_i) ε_i + Σ_i a_i b_i ε_i² + Σ_{i≠j} a_i b_j ε_i ε_j.
+  // ε_i² ∈ [0, 1] puts the diagonal in a_i b_i·[0, 1]; the rest is at most Σ_{i≠j} |a_i||b_j|.
+  const long p = std::max(prec(), o.prec());
+  hull *= o.hull;
+  if (o.coef.empty()) {
+    for (ArbBall& a : coef) a *= o.centre;
+    centre *= o.centre;
+    return *this;
+  }
+  if (coef.empty()) {
+    std::vector<ArbBall> scaled;
+    scaled.reserve(o.coef.size());
+    for (const ArbBall& b : o.coef) scaled.push_back(centre * b);
+    coef = std::move(scaled);
+    centre *= o.centre;
+    return *this;
+  }
+  const ArbBall unit = ArbBall::interval(0.0, 1.0, p);
+  ArbBall diagonal(0.0, p), sum_a(0.0, p), sum_b(0.0, p), sum_ab(0.0, p);
+  for (std::size_t i = 0; i < coef.size(); ++i) {
+    diagonal += coef[i] * o.coef[i] * unit;
+    const ArbBall ua = magnitude(coef[i]), ub = magnitude(o.coef[i]);
+    sum_a += ua;
+    sum_b += ub;
+    sum_ab += ua * ub;
+  }
+  for (std::size_t i = 0; i < coef.size(); ++i) coef[i] = centre * o.coef[i] + o.centre * coef[i];
+  centre *= o.centre;
+  centre += diagonal;
+  if (!mutated(Mutant::AffineProductDropsRemainder)) add_remainder(centre, sum_a * sum_b - sum_ab);
+  return *this;
+}
+
+AffineForm& AffineForm::operator/=(const AffineForm& o) {
+  ArbBall unknown(o.prec());
+  arb_indeterminate(unknown.raw());
+  return *this *= reciprocal(o, unknown);
+}
+
+AffineForm operator-(const AffineForm& a) {
+  AffineForm r(-a.centre);
+  r.hull = -a.hull;
+  r.coef.reserve(a.coef.size());
+  for (const ArbBall& c : a.coef) r.coef.push_back(-c);
+  return r;
+}
+
+AffineForm exp(const AffineForm& a) {
+  const ArbBall range = a.range();
+  const ArbBall image = exp(range);
+  ArbBall lo, hi;
+  if (a.coef.empty() || !ends(range, lo, hi)) return AffineForm(image);
+  // Convex: the secant slope α = (e^hi − e^lo)/(hi − lo); e^x − α·x is largest at both ends and smallest at x = log α.
+  const ArbBall e_lo = exp(lo), e_hi = exp(hi);
+  // Mutant: the min-range slope e^lo with the secant's remainder formulas, which then give a remainder of 0.
+  const ArbBall alpha = mutated(Mutant::AffineExpMinRangeSlope) ? e_lo : (e_hi - e_lo) / (hi - lo);
+  const ArbBall one(1.0, a.prec());
+  const ArbBall g_max = e_lo - alpha * lo;
+  const ArbBall g_min = alpha * (one - log(alpha));
+  return chebyshev_image(a, alpha, g_min, g_max, image);
+}
+
+AffineForm sqrt_nonneg(const AffineForm& a) {
+  const long prec = a.prec();
+  const ArbBall range = a.range();
+  const ArbBall image = sqrt_nonneg(range);
+  if (!range.is_finite() || a.coef.empty()) return AffineForm(image);
+  const ArbBall zero(0.0, prec);
+  if (range.upper() <= 0) return AffineForm(zero);
+  const ArbBall lo = max(range.lower_end(), zero), hi = range.upper_end();
+  if (less(lo, hi) != Tribool::True) return AffineForm(image);
+  // Concave: secant slope α = 1/(√lo + √hi); √x − α·x equals √lo·√hi·α at both ends and peaks at 1/(4α).
+  const ArbBall s_lo = sqrt(lo), s_hi = sqrt(hi);
+  const ArbBall alpha = ArbBall(1.0, prec) / (s_lo + s_hi);
+  const ArbBall g_end = s_lo * s_hi * alpha;
+  const ArbBall g_top = ArbBall(0.25, prec) / alpha;
+  return chebyshev_image(a, alpha, g_end, g_top, image);
+}
+
+AffineForm reciprocal(const AffineForm& a, const ArbBall& known) {
+  const long prec = a.prec();
+  const ArbBall range = intersection(a.range(), known);
+  const ArbBall one(1.0, prec);
+  ArbBall lo, hi;
+  if (a.coef.empty() || !ends(range, lo, hi)) return AffineForm(one / range);
+  if (range.lower() <= 0 && range.upper() >= 0) return AffineForm(one / range);  // indeterminate: 0 is in the range
+  if (range.upper() < 0) return -reciprocal(-a, -known);
+  // Convex and decreasing on lo > 0: secant slope −1/(lo·hi); 1/x + x/(lo·hi) is 1/lo + 1/hi at both ends and
+  // 2/√(lo·hi) at x = √(lo·hi).
+  const ArbBall product = lo * hi;
+  const ArbBall alpha = -(one / product);
+  const ArbBall g_max = one / lo + one / hi;
+  const ArbBall g_min = ArbBall(2.0, prec) / sqrt(product);
+  const ArbBall image = one / range;
+  if (mutated(Mutant::AffineReciprocalRemainderHalved))
+    return linear_image(a, alpha, (g_max + g_min) * ArbBall(0.5, prec), (g_max - g_min) * ArbBall(0.25, prec), image);
+  return chebyshev_image(a, alpha, g_min, g_max, image);
+}
+
+AffineForm relu(const AffineForm& a) {
+  const long prec = a.prec();
+  const ArbBall range = a.range();
+  const ArbBall zero(0.0, prec);
+  if (!range.is_finite() || a.coef.empty()) return AffineForm(max(range, zero));
+  if (range.lower() >= 0) return a;
+  if (range.upper() <= 0) return AffineForm(zero);
+  // Straddling 0: the chord α = hi/(hi − lo); ReLU(x) − α·x runs from 0 (at 0) to −α·lo (at both ends).
+  const ArbBall lo = range.lower_end(), hi = range.upper_end();
+  const ArbBall alpha = hi / (hi - lo);
+  return chebyshev_image(a, alpha, zero, -(alpha * lo), max(range, zero));
+}
+
+AffineForm max(const AffineForm& a, const AffineForm& b) {
+  // max(a, b) = b + ReLU(a − b), exactly: the relation to the inputs survives a max (and min(a, b) = −max(−a, −b)).
+  AffineForm r = b + relu(a - b);
+  return narrow_hull(r, max(a.range(), b.range()));
+}
+
+}  // namespace infoflow
