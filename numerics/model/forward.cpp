@@ -114,7 +114,7 @@ class ForwardPass {
     for (int r = 0; r < rows; ++r) {
       S acc = zero_;
       const std::size_t row = row_major_index(off, cols, r, 0);
-      for (int c = 0; c < cols; ++c) acc += p_[row + c] * x[c];
+      for (int c = 0; c < cols; ++c) ScalarTraits<S>::add_product(acc, p_[row + c], x[c]);
       y[r] = acc;
     }
     return y;

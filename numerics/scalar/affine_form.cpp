@@ -149,6 +149,21 @@ AffineForm& AffineForm::operator/=(const AffineForm& o) {
   return *this *= reciprocal(o, unknown);
 }
 
+void add_product(AffineForm& acc, const AffineForm& a, const AffineForm& b) {
+  if (!a.coef.empty() && !b.coef.empty()) {
+    acc += a * b;
+    return;
+  }
+  // One factor is a constant k (its centre, an exact or ball weight): acc += k·(c + Σ a_i ε_i), term by term.
+  const AffineForm& k = a.coef.empty() ? a : b;
+  const AffineForm& v = a.coef.empty() ? b : a;
+  const long prec = std::max({acc.prec(), a.prec(), b.prec()});
+  if (!v.coef.empty() && acc.coef.empty()) acc.coef.assign(v.coef.size(), ArbBall(0.0, prec));
+  for (std::size_t i = 0; i < v.coef.size(); ++i) arb_addmul(acc.coef[i].raw(), k.centre.raw(), v.coef[i].raw(), prec);
+  arb_addmul(acc.centre.raw(), k.centre.raw(), v.centre.raw(), prec);
+  arb_addmul(acc.hull.raw(), k.hull.raw(), v.hull.raw(), prec);
+}
+
 AffineForm operator-(const AffineForm& a) {
   AffineForm r(-a.centre);
   r.hull = -a.hull;

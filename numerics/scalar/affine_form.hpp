@@ -55,6 +55,8 @@ AffineForm relu(const AffineForm& a);
 AffineForm max(const AffineForm& a, const AffineForm& b);
 /// 1/a, where `known` is a second enclosure of a over the box (the linearisation uses range ∩ known).
 AffineForm reciprocal(const AffineForm& a, const ArbBall& known);
+/// acc += a·b without temporaries when a or b is a constant (a weight times a state: every matrix-vector product).
+void add_product(AffineForm& acc, const AffineForm& a, const AffineForm& b);
 /// The form with its hull narrowed by `interval`, a second enclosure of the same quantity.
 AffineForm& narrow_hull(AffineForm& form, const ArbBall& interval);
 
@@ -69,6 +71,7 @@ struct ScalarTraits<AffineForm> {
   static AffineForm exp_of(const AffineForm& a) { return infoflow::exp(a); }
   static bool is_finite(const AffineForm& v) { return v.range().is_finite(); }
   static AffineForm zero_like(const AffineForm& v) { return AffineForm(ArbBall(0.0, v.prec())); }
+  static void add_product(AffineForm& acc, const AffineForm& a, const AffineForm& b) { infoflow::add_product(acc, a, b); }
 };
 
 }  // namespace infoflow

@@ -74,6 +74,16 @@ DualBall& DualBall::operator/=(const DualBall& o) {
   value = q;
   return *this;
 }
+void add_product(DualBall& acc, const DualBall& a, const DualBall& b) {
+  // (ab)' = a'b + ab'
+  const long prec = std::max({acc.value.prec(), a.value.prec(), b.value.prec()});
+  const std::size_t n = std::max(a.grad.size(), b.grad.size());
+  if (n > 0 && acc.grad.empty()) acc.grad.assign(n, ArbBall(0.0, prec));
+  for (std::size_t i = 0; i < a.grad.size(); ++i) arb_addmul(acc.grad[i].raw(), a.grad[i].raw(), b.value.raw(), prec);
+  for (std::size_t i = 0; i < b.grad.size(); ++i) arb_addmul(acc.grad[i].raw(), b.grad[i].raw(), a.value.raw(), prec);
+  arb_addmul(acc.value.raw(), a.value.raw(), b.value.raw(), prec);
+}
+
 DualBall operator-(const DualBall& a) {
   DualBall r(-a.value, a.grad);
   for (auto& x : r.grad) x = -x;

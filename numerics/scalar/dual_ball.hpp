@@ -39,6 +39,8 @@ DualBall exp(const DualBall& a);
 DualBall sqrt_nonneg(const DualBall& a);  // √a for a ≥ 0 (the negative part of the ball is discarded)
 DualBall relu(const DualBall& a);
 DualBall max(const DualBall& a, const DualBall& b);
+/// acc += a·b, value and gradient, without temporaries.
+void add_product(DualBall& acc, const DualBall& a, const DualBall& b);
 
 template <>
 struct ScalarTraits<DualBall> {
@@ -50,6 +52,7 @@ struct ScalarTraits<DualBall> {
   static DualBall max_of(const DualBall& a, const DualBall& b) { return infoflow::max(a, b); }
   static DualBall exp_of(const DualBall& a) { return infoflow::exp(a); }
   static DualBall zero_like(const DualBall& v) { return DualBall(ArbBall(0.0, v.value.prec())); }
+  static void add_product(DualBall& acc, const DualBall& a, const DualBall& b) { infoflow::add_product(acc, a, b); }
 };
 
 }  // namespace infoflow

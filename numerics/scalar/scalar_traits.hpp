@@ -2,7 +2,8 @@
 // What the generic numeric core needs to know about a scalar type: how to make one from a double
 // at a given precision, how to read it back, and the non-arithmetic functions it uses (exp, max).
 // Arithmetic itself comes from the type's operators; exp/max are found by argument-dependent lookup.
-// zero_like(v) is an exact zero of v's precision, for accumulators.
+// zero_like(v) is an exact zero of v's precision, for accumulators; add_product(acc, a, b) is acc += a·b (the
+// types that carry vectors do it without temporaries: it is the inner loop of every matrix-vector product).
 #include "numerics/scalar/arb_ball.hpp"  // includes mpreal.h first
 
 #include <algorithm>
@@ -32,6 +33,7 @@ struct ScalarTraits<double> {
   static bool is_finite(double v) { return std::isfinite(v); }
   static double exp_of(double a) { return std::exp(a); }
   static double zero_like(double) { return 0.0; }
+  static void add_product(double& acc, double a, double b) { acc += a * b; }
 };
 
 template <>
@@ -53,6 +55,7 @@ struct ScalarTraits<mpfr::mpreal> {
   static bool is_finite(const mpfr::mpreal& v) { return mpfr::isfinite(v); }
   static mpfr::mpreal exp_of(const mpfr::mpreal& a) { return mpfr::exp(a); }
   static mpfr::mpreal zero_like(const mpfr::mpreal& v) { return mpfr::mpreal(0, v.get_prec()); }
+  static void add_product(mpfr::mpreal& acc, const mpfr::mpreal& a, const mpfr::mpreal& b) { acc += a * b; }
 };
 
 template <>
@@ -69,6 +72,7 @@ struct ScalarTraits<ArbBall> {
   static ArbBall exp_of(const ArbBall& a) { return exp(a); }
   /// An exact zero (radius 0) at v's precision. (v − v is not zero in ball arithmetic: it is [0 ± 2r].)
   static ArbBall zero_like(const ArbBall& v) { return ArbBall(0.0, v.prec()); }
+  static void add_product(ArbBall& acc, const ArbBall& a, const ArbBall& b) { acc += a * b; }
 };
 
 }  // namespace infoflow
