@@ -686,7 +686,7 @@ TEST_CASE("a search's certificate verifies, and the checker's verdict does not d
   const auto tree = s.certificate.at("tree").get<std::vector<int>>();
   const long splits = std::count_if(tree.begin(), tree.end(), [](int c) { return c >= 0; });
   CHECK(s.report.certificate_check->verdict.leaves == splits + 1);
-  CHECK(static_cast<long>(tree.size()) == s.report.result.boxes);
+  CHECK(static_cast<long>(tree.size()) == s.report.result.boxes + s.report.result.symmetric_leaves);
   for (int threads : {1, 2}) {
     const CertificateCheckReport c = check_certificate_file(s.certificate, s.model, nullptr, threads);
     CHECK(c.verdict.verified());
@@ -785,7 +785,8 @@ TEST_CASE("a resumed search writes a certificate that covers the boxes of both r
   CHECK(resumed.result.resumed);
   REQUIRE(resumed.certificate_check);
   CHECK(resumed.certificate_check->verified());
-  CHECK(static_cast<long>(read_json_file(q.certificate, "c").at("tree").size()) == resumed.result.boxes);
+  CHECK(static_cast<long>(read_json_file(q.certificate, "c").at("tree").size()) ==
+        resumed.result.boxes + resumed.result.symmetric_leaves);
   // The same search without the interruption writes the same certificate.
   CertifyRequest straight = q;
   straight.checkpoint.clear();
@@ -939,7 +940,7 @@ TEST_CASE("certify's soundness campaign: random models x kinked targets x boxes,
   // sees no ball and no gradient.
   SoundnessCampaignOptions o;
   o.seed = test::seed();
-  o.triples = 16 * test::multiplier();
+  o.triples = 12 * test::multiplier();
   o.threads = 2;
   const SoundnessCampaign clean = run_soundness_campaign(o);
   INFO(soundness_campaign_table(clean));
@@ -1000,4 +1001,54 @@ TEST_CASE("the soundness campaign as the thm2 suite's check: a verdict, the coun
   set_active_mutant(Mutant::None);
   CHECK(broken.verdict == Verdict::Fail);
   CHECK(broken.measured.contains("unsound_triples"));
+}
+
+TEST_CASE("certify leaves out token permutations only where the model and target have them", "[certify]") {
+  // The predicate against its independent route: e = model − F evaluated at x and at x with its tokens permuted.
+  SplitMix64 rng = test::rng_for("token-symmetry");
+  const int T = 3, d = 2;
+  const std::vector<double> lo(T * d, 0.0), hi(T * d, 1.0);
+  const auto largest_asymmetry = [&](const Model& m, const ParsedTarget& t) {
+    double worst = 0;
+    for (int trial = 0; trial < 50; ++trial) {
+      const auto X = random_cube_sequence(T, d, rng);
+      auto Y = X;
+      std::swap(Y[0], Y[1 + static_cast<int>(rng.uniform_index(T - 1))]);
+      const double ex = forward(m, X).y - evaluate_target(t, X, Precision{53});
+      const double ey = forward(m, Y).y - evaluate_target(t, Y, Precision{53});
+      worst = std::max(worst, std::fabs(ex - ey));
+    }
+    return worst;
+  };
+  Architecture plain = feature_complete_architecture(d, 5, T);
+  plain.positions = 0;
+  const Architecture positional = feature_complete_architecture(d, 5, T);
+  const ParsedTarget symmetric = parse_target("min_{s,t} dot(x[s], x[t]) + max_{t} norm(x[t])");
+  const ParsedTarget fixed = parse_target("dot(x[1], x[2])");
+  const Model without = random_model(plain, rng), with = random_model(positional, rng);
+  CHECK(token_permutation_block(plain, symmetric, T, d, lo, hi) == static_cast<std::size_t>(d));
+  CHECK(largest_asymmetry(without, symmetric) < 1e-12);
+  CHECK(token_permutation_block(positional, symmetric, T, d, lo, hi) == 0);
+  CHECK(largest_asymmetry(with, symmetric) > 1e-6);
+  CHECK(token_permutation_block(plain, fixed, T, d, lo, hi) == 0);
+  CHECK(largest_asymmetry(without, fixed) > 1e-6);
+  std::vector<double> uneven = hi;
+  uneven[d] = 0.5;  // token 2's first coordinate on [0, 0.5]: no longer a box every permutation maps to itself
+  CHECK(token_permutation_block(plain, symmetric, T, d, lo, uneven) == 0);
+
+  // On the T = 2 construction: boxes are left out, the certificate (which encloses the rest) verifies, and the bound
+  // still covers the sampled maximum.
+  const TwoLayerMinDotConstruction con(2, 2, 0.1);
+  CertifyRequest q;
+  q.target = "min_{s,t} dot(x[s], x[t])";
+  q.T = 2;
+  q.d = 2;
+  q.max_boxes = 2000;
+  q.verify_proof = true;
+  const CertifyReport r = certify_model(convert_model<mpfr::mpreal>(con.model(), Precision{256}), q);
+  CHECK(r.result.symmetric_leaves > 0);
+  REQUIRE(r.certificate_check);
+  CHECK(r.certificate_check->verified());
+  CHECK(r.certificate_check->verdict.symmetric_leaves == r.result.symmetric_leaves);
+  CHECK(r.result.upper >= sampled_sup_error(con.model(), q.target, 2, 4000, 5));
 }

@@ -314,7 +314,7 @@ int cmd_check_certificate(const std::string& file, const std::string& weights, i
                                                : json(nullptr)},
                       {"sup_error_upper", rep.claim.upper}, {"sup_error_lower", rep.claim.lower},
                       {"tree_well_formed", v.tree_well_formed}, {"tree_problem", v.tree_problem},
-                      {"leaves", v.leaves}, {"leaves_not_bounded", v.leaves_not_bounded},
+                      {"leaves", v.leaves}, {"symmetric_leaves", v.symmetric_leaves}, {"leaves_not_bounded", v.leaves_not_bounded},
                       {"largest_leaf_bound", bound_to_json(v.worst_leaf)}, {"lower_attained", v.lower_attained},
                       {"out_of_time", v.out_of_time}, {"seconds", v.seconds}}.dump(2)
               << "\n";
@@ -706,6 +706,10 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   certify->add_option("--enclosure", certify_request.enclosure,
                       "affine (default): each box's enclosure also takes an affine form's range, which narrows "
                       "quadratically with the box; mean-value: the natural enclosure and the mean-value form only");
+  certify->add_flag("--no-symmetry", [&](std::int64_t) { certify_request.symmetry = false; },
+                    "search every box even where the model (no positional table) and the target (no fixed position) "
+                    "are invariant under token permutations (by default boxes outside one ordering of the tokens are "
+                    "left out)");
   certify->add_option("--rounding-boxes", certify_request.rounding_boxes,
                       "with --execution double: sub-boxes the rounding bound may split the box into (default 4096)");
   certify->add_option("--checkpoint", certify_request.checkpoint,

@@ -188,6 +188,13 @@ nlohmann::json bound_to_json(double v) {
   return v;
 }
 
+bool outside_sorted_blocks(const std::vector<double>& lo, const std::vector<double>& hi, std::size_t block) {
+  if (block == 0) return false;
+  for (std::size_t i = 0; i + block < lo.size(); i += block)
+    if (lo[i] > hi[i + block]) return true;
+  return false;
+}
+
 ArbBall box_enclosure(const BoxEvaluation& on_box, const PointEvaluation& at_point, const std::vector<double>& lo,
                       const std::vector<double>& hi, long prec) {
   return box_values(lo, hi, on_box, at_point, prec).enclosure;
@@ -196,7 +203,7 @@ ArbBall box_enclosure(const BoxEvaluation& on_box, const PointEvaluation& at_poi
 namespace {
 
 using Queue = std::priority_queue<Box, std::vector<Box>, ByUpper>;
-constexpr const char* kCheckpointSchema = "infoflow-verify/bnb-checkpoint/2";
+constexpr const char* kCheckpointSchema = "infoflow-verify/bnb-checkpoint/3";
 
 // An unbounded box stores its upper bound as "inf" (bound_to_json); any other string is not a box of this search.
 double bound_from_json(const nlohmann::json& j) { return j == "inf" ? INFINITY : j.get<double>(); }
@@ -216,7 +223,7 @@ void save_state(const std::string& path, const std::string& fingerprint, const B
   }
   const BranchAndBoundResult& r = s.result;
   const nlohmann::json state{{"schema", kCheckpointSchema}, {"fingerprint", fingerprint}, {"box_lo", o.lo}, {"box_hi", o.hi},
-                             {"lower", r.lower}, {"argmax", r.argmax}, {"boxes", r.boxes}, {"seconds", r.seconds},
+                             {"lower", r.lower}, {"argmax", r.argmax}, {"boxes", r.boxes}, {"symmetric_leaves", r.symmetric_leaves}, {"seconds", r.seconds},
                              {"order", s.order}, {"open_boxes", boxes}, {"tree_split", r.tree.split},
                              {"tree_first_child", r.tree.first_child}};
   // Sealed (numerics/util/record_seal.hpp): the open boxes are trusted on resumption, so a file with boxes
@@ -253,9 +260,10 @@ bool load_state(const BranchAndBoundOptions& o, const PointEvaluation& at_point,
     r.lower = j.at("lower").get<double>();
     r.argmax = j.at("argmax").get<std::vector<double>>();
     r.boxes = j.at("boxes").get<long>();
+    r.symmetric_leaves = j.at("symmetric_leaves").get<long>();
     r.seconds = j.at("seconds").get<double>();
     s.order = j.at("order").get<long>();
-    if (!inside(r.argmax, r.argmax) || !(r.lower >= 0) || r.boxes < 1 || !(r.seconds >= 0) || s.order < 1 ||
+    if (!inside(r.argmax, r.argmax) || !(r.lower >= 0) || r.boxes < 1 || r.symmetric_leaves < 0 || !(r.seconds >= 0) || s.order < 1 ||
         s.order > (1L << 60))
       refuse("holds a best point or counters that are not this search's");
     r.tree.split = j.at("tree_split").get<std::vector<int>>();
@@ -392,6 +400,7 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
       queue.pop();
     }
     std::vector<Box> children;
+    bool split_any = false;
     for (const Box& p : parents) {
       const int s = p.split;
       const double mid = 0.5 * (p.lo[s] + p.hi[s]);
@@ -406,10 +415,19 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
       r.tree.first_child[p.order] = a.order;
       a.hi[s] = mid;
       b.lo[s] = mid;
-      children.push_back(std::move(a));
-      children.push_back(std::move(b));
+      split_any = true;
+      for (Box* c : {&a, &b}) {
+        if (!outside_sorted_blocks(c->lo, c->hi, o.permutation_block)) {
+          children.push_back(std::move(*c));
+          continue;
+        }
+        // An image of boxes inside the domain: a leaf of the tree that is never evaluated.
+        if (r.tree.split.size() <= static_cast<std::size_t>(c->order))
+          r.tree.split.resize(c->order + 1, -1), r.tree.first_child.resize(c->order + 1, -1);
+        ++r.symmetric_leaves;
+      }
     }
-    if (children.empty()) {
+    if (!split_any) {
       r.stopped_by = "resolution";
       break;
     }

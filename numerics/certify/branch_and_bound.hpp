@@ -33,6 +33,12 @@ struct BranchAndBoundOptions {
   /// Point evaluations of each local search for a larger |e| (from the four best starting points, and from the
   /// attained point when the search stops short of the gap); 0 turns them off.
   long climb_evaluations = 400;
+  /// When b > 0: the caller vouches that e is unchanged when the n/b blocks of b consecutive coordinates are permuted
+  /// (a model without positions and a target without fixed positions permute their tokens so) and that the box is the
+  /// same in every block. Every point then has an image with the blocks' first coordinates in increasing order, and a
+  /// box all of whose points have x[t·b] > x[(t+1)·b] for some t is not searched (a leaf "outside the fundamental
+  /// domain": up to (n/b)! times fewer boxes).
+  std::size_t permutation_block = 0;
   /// When non-empty: the search state (every open box, the best point, the counters) is written there atomically
   /// every `checkpoint_seconds` and when the search stops, and a search started with the same `fingerprint` resumes
   /// from it (a finished one returns at once). The time budget counts this run only; boxes and seconds accumulate.
@@ -61,10 +67,12 @@ struct BranchAndBoundResult {
   bool complete = false;          // the gap was reached (otherwise the budget stopped it)
   std::string stopped_by;         // "gap", "budget", "max-boxes"
   bool resumed = false;           // continued from a checkpoint
+  long symmetric_leaves = 0;      // boxes left out as images of others (permutation_block)
   SplitTree tree;                 // every box evaluated (not written by to_json: see certificate.hpp)
   double gap() const { return upper - lower; }
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BranchAndBoundResult, upper, lower, argmax, boxes, seconds, complete, stopped_by, resumed)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BranchAndBoundResult, upper, lower, argmax, boxes, seconds, complete, stopped_by, resumed,
+                                   symmetric_leaves)
 
 /// A bound as JSON, which has no infinity (nlohmann writes null, which reads as "no value"): +inf as the string
 /// "inf", -inf as "-inf", NaN as "nan". Used by the checkpoint and by certify's --json output alike.
@@ -75,6 +83,10 @@ nlohmann::json bound_to_json(double v);
 /// it against point values at random points of random boxes (an independent route to the search's soundness).
 ArbBall box_enclosure(const BoxEvaluation& on_box, const PointEvaluation& at_point, const std::vector<double>& lo,
                       const std::vector<double>& hi, long prec);
+
+/// True when every point of [lo, hi] has x[t·b] > x[(t+1)·b] for some block t: the box misses the fundamental domain
+/// {x[0] ≤ x[b] ≤ x[2b] ≤ …} of the block permutations (BranchAndBoundOptions::permutation_block).
+bool outside_sorted_blocks(const std::vector<double>& lo, const std::vector<double>& hi, std::size_t block);
 
 /// Throws InputError for an empty or inverted box, a negative gap or budget, threads or batch < 1, or a checkpoint
 /// whose fingerprint or box is not this search's (argument "--checkpoint").

@@ -10,14 +10,17 @@ namespace infoflow {
 using nlohmann::json;
 
 nlohmann::json certificate_to_json(const BranchAndBoundResult& r, const std::vector<double>& lo,
-                                   const std::vector<double>& hi, long prec, const json& problem) {
-  return json{{"format", kCertificateFormat},
+                                   const std::vector<double>& hi, long prec, const json& problem,
+                                   std::size_t permutation_block) {
+  json j{{"format", kCertificateFormat},
               {"problem", problem},
               {"box_lo", lo},
               {"box_hi", hi},
               {"claim", {{"sup_error_upper", bound_to_json(r.upper)}, {"sup_error_lower", r.lower}, {"attained_at", r.argmax}}},
               {"precision_bits", prec},
               {"tree", r.tree.preorder()}};
+  if (permutation_block > 0) j["permutation_block"] = permutation_block;
+  return j;
 }
 
 CertificateClaim certificate_claim_from_json(const json& j) {
@@ -35,6 +38,12 @@ CertificateClaim certificate_claim_from_json(const json& j) {
     c.attained_at = claim.at("attained_at").get<std::vector<double>>();
     if (!j.at("precision_bits").is_number_integer()) return refuse("expected an integer precision_bits");
     c.prec = j.at("precision_bits").get<long>();
+    if (j.contains("permutation_block")) {
+      const json& b = j.at("permutation_block");
+      if (!b.is_number_unsigned() || b.get<unsigned long long>() < 1 || b.get<unsigned long long>() > 64)
+        return refuse("expected permutation_block, when present, to be an integer in [1, 64]");
+      c.permutation_block = b.get<std::size_t>();
+    }
     // Entries one by one: a number outside int (1e20) must be refused, not converted.
     const json& tree = j.at("tree");
     if (!tree.is_array()) return refuse("expected \"tree\": an array of split coordinates (-1 for a leaf)");
@@ -59,6 +68,8 @@ CertificateClaim certificate_claim_from_json(const json& j) {
   if (!(std::isfinite(c.upper) && c.lower >= 0 && c.lower <= c.upper))
     return refuse("expected 0 <= lower <= upper < inf");
   if (c.prec < 64 || c.prec > (1 << 16)) return refuse("expected precision_bits in [64, 65536]");
+  if (c.permutation_block > 0 && n % c.permutation_block != 0)
+    return refuse("expected permutation_block to divide the box's " + std::to_string(n) + " coordinates");
   return c;
 }
 
@@ -109,7 +120,11 @@ double leaf_bound(const std::vector<double>& lo, const std::vector<double>& hi, 
 }  // namespace
 
 CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEvaluation& on_box,
-                                     const PointEvaluation& at_point, int threads, double budget_seconds) {
+                                     const PointEvaluation& at_point, int threads, double budget_seconds,
+                                     std::size_t permutation_block) {
+  // Leaves outside the fundamental domain need no enclosure only when the symmetry is established (by the caller)
+  // and is the one the search used.
+  const std::size_t block = permutation_block > 0 && permutation_block == claim.permutation_block ? permutation_block : 0;
   const auto start = std::chrono::steady_clock::now();
   CertificateVerdict v;
   const std::size_t n = claim.lo.size();
@@ -151,6 +166,11 @@ CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEva
     stack.pop_back();
     const int s = claim.preorder[pos++];
     if (s == -1) {
+      if (outside_sorted_blocks(box.lo, box.hi, block)) {
+        ++v.leaves;
+        ++v.symmetric_leaves;
+        continue;
+      }
       batch.push_back(std::move(box));
       if (batch.size() >= 256) flush();
       continue;

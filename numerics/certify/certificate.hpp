@@ -27,12 +27,16 @@ struct CertificateClaim {
   std::vector<double> attained_at;
   std::vector<int> preorder;     // the split tree (SplitTree::preorder)
   long prec = 128;               // the working precision of the balls
+  /// The search left out the leaves outside the fundamental domain of block permutations (0: none). The checker skips
+  /// them only when its caller has established the symmetry for this model, target and box.
+  std::size_t permutation_block = 0;
 };
 
 /// The certificate document: `problem` (what the caller needs to identify the function e: model digest, target, …)
 /// is written as given.
 nlohmann::json certificate_to_json(const BranchAndBoundResult& result, const std::vector<double>& lo,
-                                   const std::vector<double>& hi, long prec, const nlohmann::json& problem);
+                                   const std::vector<double>& hi, long prec, const nlohmann::json& problem,
+                                   std::size_t permutation_block = 0);
 /// Reads the claim; throws InputError (argument "certificate") for a document that is not one.
 CertificateClaim certificate_claim_from_json(const nlohmann::json& j);
 
@@ -40,6 +44,7 @@ struct CertificateVerdict {
   bool tree_well_formed = false;  // the preorder describes one binary tree, every split strictly inside its box
   std::string tree_problem;       // why not
   long leaves = 0;
+  long symmetric_leaves = 0;      // of which outside the fundamental domain, not enclosed (images of other leaves)
   long leaves_not_bounded = 0;    // leaves whose enclosure's upper bound exceeds the claim
   double worst_leaf = 0;          // the largest leaf bound found
   std::vector<double> first_unbounded_lo, first_unbounded_hi;  // the first such leaf
@@ -49,10 +54,13 @@ struct CertificateVerdict {
   bool verified() const { return tree_well_formed && leaves_not_bounded == 0 && lower_attained && !out_of_time; }
 };
 
-/// Checks `claim` for the function that `on_box` and `at_point` evaluate. Deterministic for any thread count. With
+/// Checks `claim` for the function that `on_box` and `at_point` evaluate. `permutation_block`: the block size of a
+/// permutation symmetry the caller has established for that function and box (0: none); leaves outside its
+/// fundamental domain are then not enclosed, and only when the claim's own permutation_block is the same. Deterministic for any thread count. With
 /// budget_seconds > 0 the check stops once that much time has passed (between batches of 256 leaves) and reports
 /// out_of_time: not verified, and not refuted either.
 CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEvaluation& on_box,
-                                     const PointEvaluation& at_point, int threads, double budget_seconds = 0);
+                                     const PointEvaluation& at_point, int threads, double budget_seconds = 0,
+                                     std::size_t permutation_block = 0);
 
 }  // namespace infoflow

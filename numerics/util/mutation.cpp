@@ -109,6 +109,9 @@ const char* const kSoundnessCampaignTest =
 // The test that catches the mutants of the affine forms' remainders (tests/test_affine_form.cpp).
 const char* const kAffinePointwiseTest = "\"affine forms: the defects of their linearisations are caught point by point\"";
 
+// The test that catches a symmetry taken where it does not hold (tests/test_certify.cpp).
+const char* const kSymmetryTest = "\"certify leaves out token permutations only where the model and target have them\"";
+
 const std::vector<MutantInfo>& all_mutants() {
   static const std::vector<MutantInfo> list = {
       {Mutant::ConstructionWeightPerturbed, "construction-weight-perturbed",
@@ -270,6 +273,10 @@ const std::vector<MutantInfo>& all_mutants() {
       {Mutant::AffineReciprocalRemainderHalved, "affine-reciprocal-remainder-halved",
        "1/x's linearisation (the softmax normaliser's) adds half of its remainder bound to the centre",
        {}, false, kAffinePointwiseTest},
+      {Mutant::SymmetryIgnoresPositions, "symmetry-ignores-positions",
+       "certify takes a model with a positional table as invariant under token permutations, so it leaves out boxes "
+       "whose error is not an image of any box it searches",
+       {}, false, kSymmetryTest},
   };
   return list;
 }

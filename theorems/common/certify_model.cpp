@@ -330,7 +330,29 @@ CertifiedFunction certified_function(const ModelT<mpfr::mpreal>& file_model, con
   return f;
 }
 
+// Whether the target names a token by its position (x[1]) rather than through an index every reduction runs over.
+bool names_a_position(const TargetNode& n) {
+  if (n.kind == TargetNode::Kind::Token && n.index.empty()) return true;
+  for (const auto& c : n.children)
+    if (names_a_position(*c)) return true;
+  return false;
+}
+
 }  // namespace
+
+std::size_t token_permutation_block(const Architecture& arch, const ParsedTarget& target, int T, int d,
+                                    const std::vector<double>& lo, const std::vector<double>& hi) {
+  // Without a positional table the model permutes its tokens: the encoder and the FFNs act token by token, attention
+  // sums over all tokens, and the readout reads the CLS state. A target whose every token is bound by a reduction
+  // over all T tokens (min, max, sum, kth_largest) is unchanged by a permutation too.
+  if (T < 2 || d < 1 || (arch.positions > 0 && !mutated(Mutant::SymmetryIgnoresPositions)) || names_a_position(*target.root))
+    return 0;
+  const std::size_t n = static_cast<std::size_t>(T) * static_cast<std::size_t>(d);
+  if (lo.size() != n || hi.size() != n) return 0;
+  for (std::size_t i = static_cast<std::size_t>(d); i < n; ++i)
+    if (lo[i] != lo[i % d] || hi[i] != hi[i % d]) return 0;  // the box must be the same for every token
+  return static_cast<std::size_t>(d);
+}
 
 CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const CertifyRequest& request,
                             const DecimalRounding* rounding) {
@@ -351,11 +373,13 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   o.max_boxes = q.max_boxes;
   o.threads = q.threads;
   o.prec = evaluation.precision();
+  if (q.symmetry) o.permutation_block = token_permutation_block(f.model.arch, target, q.T, q.d, o.lo, o.hi);
   o.checkpoint_path = q.checkpoint;
   o.checkpoint_seconds = q.checkpoint_seconds;
   // What the search is about; budgets and gaps may change between a run and its resumption.
   // The enclosure family too: a resumed search's open boxes carry upper bounds from the family that evaluated them.
-  o.fingerprint = settings_version(std::string("certify-v2/build=") + INFOFLOW_BUILD_COMMIT + "/enclosure=" + q.enclosure,
+  o.fingerprint = settings_version(std::string("certify-v2/build=") + INFOFLOW_BUILD_COMMIT + "/enclosure=" + q.enclosure +
+                                       "/permutation_block=" + std::to_string(o.permutation_block),
                                    f.problem);
   CertifyReport rep;
   rep.request = q;
@@ -399,7 +423,7 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   }
   if ((!q.certificate.empty() || q.verify_proof) && std::isfinite(rep.result.upper)) {
     // The proof, written down and checked at once by the checker's own route: `complete` rests on it.
-    json document = certificate_to_json(rep.result, o.lo, o.hi, o.prec, f.problem);
+    json document = certificate_to_json(rep.result, o.lo, o.hi, o.prec, f.problem, o.permutation_block);
     // With execution double, the rounding bound and the settings that derived it: the checker derives it again.
     if (rep.double_execution)
       document["float64_rounding"] = {{"bound", bound_to_json(rep.double_execution->rounding_bound)},
@@ -449,7 +473,10 @@ CertificateCheckReport check_certificate_file(const json& certificate, const Mod
     throw InputError("certificate", "its box has " + std::to_string(rep.claim.lo.size()) + " coordinates, not T*d = " +
                                         std::to_string(q.T * q.d));
   const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii, rep.claim.prec);
-  rep.verdict = check_certificate(rep.claim, evaluation.on_box(), evaluation.at_point(), threads, budget_seconds);
+  // The symmetry the search used is taken only when it holds here (this model, target and box); otherwise every leaf
+  // is enclosed, the ones the search left out too.
+  const std::size_t block = token_permutation_block(f.model.arch, target, q.T, q.d, rep.claim.lo, rep.claim.hi);
+  rep.verdict = check_certificate(rep.claim, evaluation.on_box(), evaluation.at_point(), threads, budget_seconds, block);
   rep.covers = q.execution == "double"
                    ? "the real-number function of the weights rounded to double over the box, and its float64 execution "
                      "(ForwardPass<double>) through the rounding bound below"
@@ -494,8 +521,12 @@ std::string certificate_check_table(const CertificateCheckReport& r) {
     o << "  NOT DECIDED: the time budget ran out after " << v.leaves << " leaves (" << v.leaves_not_bounded
       << " above the claim so far); rerun with a larger --budget\n";
   else if (!v.tree_well_formed) o << "  NOT VERIFIED: the split tree is malformed (" << v.tree_problem << ")\n";
-  o << "  " << v.leaves << " leaves re-enclosed (natural interval ∩ centred form, arb at " << r.claim.prec
-    << " bits): largest bound " << format_bound(v.worst_leaf, 6, true) << ", " << v.leaves_not_bounded << " above the claim\n";
+  o << "  " << v.leaves - v.symmetric_leaves << " leaves re-enclosed (natural interval ∩ centred form ∩ affine range, arb at "
+    << r.claim.prec << " bits): largest bound " << format_bound(v.worst_leaf, 6, true) << ", " << v.leaves_not_bounded
+    << " above the claim\n";
+  if (v.symmetric_leaves > 0)
+    o << "  " << v.symmetric_leaves << " leaves outside the fundamental domain of token permutations, established for "
+      << "this model, target and box (no positional table, no fixed position, the same interval for every token)\n";
   o << "  attained point re-evaluated: " << (v.lower_attained ? "yes" : "NO, its value is below the claimed lower bound") << "\n";
   if (r.problem.value("execution", "") == "double") {
     if (r.rounding_problem.empty())
@@ -547,6 +578,7 @@ void to_json(json& j, const CertifyReport& r) {
            {"gap", bound_to_json(r.result.gap())},
            {"relative_gap_requested", r.request.relative_gap},
            {"enclosure", r.request.enclosure},
+           {"symmetric_leaves", r.result.symmetric_leaves},
            {"complete", r.result.complete},
            {"stopped_by", r.result.stopped_by},
            {"boxes", r.result.boxes},
@@ -589,6 +621,9 @@ std::string certify_table(const CertifyReport& r) {
     << ", " << r.result.boxes << " boxes in " << format_number(r.result.seconds, 3) << " s (" << format_number(r.boxes_per_second, 4)
     << " boxes/s, enclosure " << r.request.enclosure << ")" << (r.result.resumed ? ", resumed from a checkpoint" : "")
     << "\n";
+  if (r.result.symmetric_leaves > 0)
+    o << "  " << r.result.symmetric_leaves << " boxes left out as token permutations of searched ones (no positional "
+      << "table, no fixed position in the target)\n";
   if (!r.request.certificate.empty() && !r.certificate_check)
     o << "  certificate " << r.request.certificate << ": not written (no finite upper bound to prove)\n";
   if (r.certificate_check)

@@ -6,6 +6,7 @@
 #include "numerics/certify/certificate.hpp"
 #include "numerics/model/model.hpp"
 #include "numerics/model/weights_json.hpp"
+#include "theorems/infoflow/target_syntax.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,9 @@ struct CertifyRequest {
   /// of an affine form (the default); "mean-value", without the affine form (the enclosure before it, for comparison).
   /// The checker of a certificate always uses every family: the bound it verifies never depends on this.
   std::string enclosure = "affine";
+  /// Leave out the boxes outside the fundamental domain of token permutations when the model has no positional table,
+  /// the target names no fixed position and the box is the same for every token (docs/certify.md §1 item 5).
+  bool symmetry = true;
   /// With execution "double": sub-boxes the rounding bound may split the box into (the worst is split first).
   long rounding_boxes = 4096;
   /// When non-empty, the search state is saved there every `checkpoint_seconds` and at the end, and a run with the
@@ -46,6 +50,12 @@ struct CertifyRequest {
   /// that runs certify holds the search to its proof this way).
   bool verify_proof = false;
 };
+
+/// d when e = model − F is unchanged by every permutation of the T tokens over this box (no positional table, no
+/// fixed position in the target, the same interval for every token), else 0: the block size of
+/// BranchAndBoundOptions::permutation_block.
+std::size_t token_permutation_block(const Architecture& arch, const ParsedTarget& target, int T, int d,
+                                    const std::vector<double>& lo, const std::vector<double>& hi);
 
 /// What check-certificate found (check_certificate_file below).
 struct CertificateCheckReport {
