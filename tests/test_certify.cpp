@@ -940,7 +940,7 @@ TEST_CASE("certify's soundness campaign: random models x kinked targets x boxes,
   // sees no ball and no gradient.
   SoundnessCampaignOptions o;
   o.seed = test::seed();
-  o.triples = 12 * test::multiplier();
+  o.triples = 8 * test::multiplier();
   o.threads = 2;
   const SoundnessCampaign clean = run_soundness_campaign(o);
   INFO(soundness_campaign_table(clean));
