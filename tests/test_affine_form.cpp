@@ -17,10 +17,11 @@ using namespace infoflow;
 
 namespace {
 
-constexpr int kFunctions = 9;
+constexpr int kFunctions = 10;
 
-// The same function in any scalar: products, exp, √, ReLU, max, min, quotients and a softmax weight (the operations
-// the forward pass and the target evaluator use).
+// The same function in any scalar: products, exp, √, ReLU, max, min, quotients and softmax weights (the operations
+// the forward pass and the target evaluator use). Case 9 is the affine softmax weight (softmax_weight, one
+// linearisation of all the logit differences), held against the weight computed on the point by exp and division.
 template <class S>
 S composite(const std::vector<S>& x, int which, const S& one) {
   using Tr = ScalarTraits<S>;
@@ -39,7 +40,13 @@ S composite(const std::vector<S>& x, int which, const S& one) {
       const S p = x[0] * x[1] - x[2];
       return sqrt_nonneg(p * p) * Tr::max_of(x[0], x[2] - x[1]);
     }
-    default: return Tr::exp_of(-(x[0] - x[1]) * (x[0] - x[1])) - x[2] / (x[2] * x[2] + one);
+    case 8: return Tr::exp_of(-(x[0] - x[1]) * (x[0] - x[1])) - x[2] / (x[2] * x[2] + one);
+    default: {  // a token's softmax weight against two others, logit differences 3·x0·x1 − x2 and 2·x2 + x1
+      const S three = Tr::from_double(3.0, Precision{one.prec()}), two = Tr::from_double(2.0, Precision{one.prec()});
+      const S z1 = three * x[0] * x[1] - x[2], z2 = two * x[2] + x[1];
+      if constexpr (std::is_same_v<S, AffineForm>) return softmax_weight({z1, z2});
+      else return one / (one + Tr::exp_of(z1) + Tr::exp_of(z2));
+    }
   }
 }
 
@@ -111,7 +118,8 @@ TEST_CASE("affine forms hold every point's value, at the point's own noise symbo
 TEST_CASE("affine forms: the defects of their linearisations are caught point by point", "[certify][affine]") {
   // Each mutant of numerics/scalar/affine_form.cpp must make the audit above fail.
   for (const Mutant m : {Mutant::AffineProductDropsRemainder, Mutant::AffineNoiseSymbolReused,
-                         Mutant::AffineExpMinRangeSlope, Mutant::AffineReciprocalRemainderHalved}) {
+                         Mutant::AffineExpMinRangeSlope, Mutant::AffineReciprocalRemainderHalved,
+                         Mutant::AffineSoftmaxRemainderHalved}) {
     SplitMix64 rng = test::rng_for("affine-mutants");
     set_active_mutant(m);
     const Violations v = audit(rng, 900, 12);

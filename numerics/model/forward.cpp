@@ -251,17 +251,22 @@ class ForwardPass {
     }
     return r;
   }
-  // Affine forms: w_t = 1/(1 + Σ_{s≠t} e^{z_ts}) in affine arithmetic, so that the weight keeps the noise symbols of
-  // the logits (and through them of the values it weights); the normaliser's range is narrowed by the one w_t's
-  // enclosure gives, 1/w_t, and the weight's hull by that enclosure.
+  // Affine forms: w_t = 1/(1 + Σ_{s≠t} e^{z_ts}) linearised as one function of the differences z_ts (softmax_weight),
+  // so that the weight keeps the noise symbols of the logits (and through them of the values it weights); its hull
+  // is narrowed by the weight's interval enclosure.
   static AffineForm weight_with_gradient(std::size_t t, const std::vector<std::vector<AffineForm>>& z, const std::vector<ArbBall>& w) {
+    std::vector<AffineForm> differences;
+    for (std::size_t s = 0; s < z.size(); ++s)
+      if (s != t) differences.push_back(z[t][s]);
+    AffineForm weight = softmax_weight(differences);
+    // The composition of exp and 1/x: looser where a logit range is wide near a balanced softmax, tighter where the
+    // softmax is nearly saturated (e^z's shape there); both are enclosures, and the one with the smaller remainder is kept.
     const long prec = w[t].prec();
     const ArbBall one(1.0, prec);
     AffineForm normaliser(one);
-    for (std::size_t s = 0; s < z.size(); ++s)
-      if (s != t) normaliser += exp(z[t][s]);
-    const ArbBall known = ArbBall::interval(one / w[t].upper_end(), one / w[t].lower_end());
-    AffineForm weight = reciprocal(normaliser, known);
+    for (const AffineForm& d : differences) normaliser += exp(d);
+    AffineForm composed = reciprocal(normaliser, ArbBall::interval(one / w[t].upper_end(), one / w[t].lower_end()));
+    if (composed.centre.rad() < weight.centre.rad()) weight = std::move(composed);
     return narrow_hull(weight, w[t]);
   }
   template <class U>

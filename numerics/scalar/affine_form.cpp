@@ -62,6 +62,24 @@ bool ends(const ArbBall& range, ArbBall& lo, ArbBall& hi) {
   return less(lo, hi) == Tribool::True;
 }
 
+// An enclosure of w p (2p − 1) over the box, for a softmax weight w and another's p (w + p ≤ 1) with p ∈ P: it is
+// at most p(1 − p)|1 − 2p| in magnitude, whose largest value on P is at P's ends or at p = ½ ± 1/(2√3), and its sign
+// is 2p − 1's where that is known.
+ArbBall curvature_bound(const ArbBall& P) {
+  const long prec = P.prec();
+  const ArbBall one(1.0, prec), two(2.0, prec);
+  const auto g = [&](const ArbBall& p) { return magnitude(p * (one - p) * (one - two * p)); };
+  const ArbBall lo = max(P.lower_end(), ArbBall(0.0, prec)), hi = min(P.upper_end(), one);
+  ArbBall top = max(g(lo), g(hi));
+  const ArbBall offset = one / (two * sqrt(ArbBall(3.0, prec)));
+  for (const ArbBall& critical : {ArbBall(0.5, prec) - offset, ArbBall(0.5, prec) + offset})
+    if (!(critical.upper() < lo.lower() || critical.lower() > hi.upper())) top = max(top, g(critical));
+  const ArbBall zero(0.0, prec);
+  if (P.upper() <= 0.5) return ArbBall::interval(-top, zero);
+  if (P.lower() >= 0.5) return ArbBall::interval(zero, top);
+  return ArbBall::interval(-top, top);
+}
+
 }  // namespace
 
 AffineForm AffineForm::variable(const ArbBall& side, std::size_t i, std::size_t n) {
@@ -157,6 +175,7 @@ void add_product(AffineForm& acc, const AffineForm& a, const AffineForm& b) {
   // One factor is a constant k (its centre, an exact or ball weight): acc += k·(c + Σ a_i ε_i), term by term.
   const AffineForm& k = a.coef.empty() ? a : b;
   const AffineForm& v = a.coef.empty() ? b : a;
+  if (arb_is_zero(k.centre.raw()) && arb_is_zero(k.hull.raw())) return;  // an exact zero weight adds nothing
   const long prec = std::max({acc.prec(), a.prec(), b.prec()});
   if (!v.coef.empty() && acc.coef.empty()) acc.coef.assign(v.coef.size(), ArbBall(0.0, prec));
   for (std::size_t i = 0; i < v.coef.size(); ++i) arb_addmul(acc.coef[i].raw(), k.centre.raw(), v.coef[i].raw(), prec);
@@ -222,6 +241,83 @@ AffineForm reciprocal(const AffineForm& a, const ArbBall& known) {
   if (mutated(Mutant::AffineReciprocalRemainderHalved))
     return linear_image(a, alpha, (g_max + g_min) * ArbBall(0.5, prec), (g_max - g_min) * ArbBall(0.25, prec), image);
   return chebyshev_image(a, alpha, g_min, g_max, image);
+}
+
+AffineForm softmax_weight(const std::vector<AffineForm>& z) {
+  const long prec = z.empty() ? ArbBall::kDefaultPrec : z.front().prec();
+  const ArbBall one(1.0, prec);
+  if (z.empty()) return AffineForm(one);
+  // The ranges Z_s = [m_s − r_s, m_s + r_s] of the differences; every value the z take on the box is in their product.
+  const std::size_t k = z.size();
+  std::vector<ArbBall> m, r, lo, hi;
+  for (const AffineForm& zs : z) {
+    const ArbBall range = zs.range();
+    if (!range.is_finite()) {  // no linearisation: the weight's interval enclosure (0, 1]
+      ArbBall sum = one;
+      for (const AffineForm& zu : z) sum += exp(zu.range());
+      ArbBall w = one / sum;
+      if (!w.is_finite()) w = ArbBall::interval(0.0, 1.0, prec);
+      return AffineForm(w);
+    }
+    ArbBall mid(prec), rad(prec);
+    arf_set(arb_midref(mid.raw()), arb_midref(range.raw()));
+    arb_get_rad_arb(rad.raw(), range.raw());
+    m.push_back(mid), r.push_back(rad), lo.push_back(range.lower_end()), hi.push_back(range.upper_end());
+  }
+  // w and the other tokens' weights p_s = w·e^{z_s} over the z box, each monotone in every z_u (w decreasing;
+  // p_s increasing in z_s, decreasing in the others), so their ranges come from the box's corners.
+  std::vector<ArbBall> e_lo, e_hi;
+  ArbBall sum_lo = one, sum_hi = one;
+  for (std::size_t s = 0; s < k; ++s) {
+    e_lo.push_back(exp(lo[s])), e_hi.push_back(exp(hi[s]));
+    sum_lo += e_lo[s], sum_hi += e_hi[s];
+  }
+  const ArbBall w_box = ArbBall::interval(one / sum_hi, one / sum_lo);
+  std::vector<ArbBall> p_box;
+  for (std::size_t s = 0; s < k; ++s) {
+    // p_s's least value: z_s at its lower end, the others at their upper ends; its greatest, the reverse.
+    const ArbBall least = e_lo[s] / (sum_hi - e_hi[s] + e_lo[s]);
+    const ArbBall most = e_hi[s] / (sum_lo - e_lo[s] + e_hi[s]);
+    p_box.push_back(ArbBall::interval(least, most));
+  }
+  // Lagrange remainder of the tangent plane at m: ½ Σ_{s,u} ∂²w/∂z_s∂z_u(ξ) δ_s δ_u with |δ_s| ≤ r_s, where
+  // ∂w/∂z_s = −w p_s and ∂²w/∂z_s∂z_u = 2 w p_s p_u − [s = u] w p_s. Interval evaluation of these is loose (w and p
+  // move together), so each is also bounded through w + Σ_s p_s = 1: |w p_s (2p_s − 1)| ≤ p_s (1 − p_s)|1 − 2p_s|
+  // (at most 1/(6√3)) and 2 w p_s p_u ≤ 2/27; a diagonal term whose sign is known (p_s on one side of ½) lies in
+  // ½ H_ss·[0, r_s²] (δ_s² ≥ 0), whose midpoint moves into the centre, like a product's diagonal.
+  const ArbBall half(0.5, prec), unit = ArbBall::interval(0.0, 1.0, prec);
+  ArbBall remainder(0.0, prec);
+  AffineForm result(ArbBall(0.0, prec));
+  for (std::size_t s = 0; s < k; ++s)
+    for (std::size_t u = 0; u < k; ++u) {
+      if (s != u) {
+        const ArbBall h = ArbBall(2.0, prec) * w_box * p_box[s] * p_box[u];
+        remainder += min(magnitude(h), ArbBall(2.0, prec) / ArbBall(27.0, prec)) * r[s] * r[u];
+        continue;
+      }
+      const ArbBall& p = p_box[s];
+      ArbBall h = w_box * p * (ArbBall(2.0, prec) * p - one), bound = curvature_bound(p), both(prec);
+      if (!arb_intersection(both.raw(), h.raw(), bound.raw(), prec)) both = bound;
+      result.centre += half * both * r[s] * r[s] * unit;
+    }
+  remainder *= half;
+  if (mutated(Mutant::AffineSoftmaxRemainderHalved)) remainder *= half, result.centre *= half;
+  // The tangent plane: w(m) + Σ_s g_s (z_s − m_s) with g_s = −w(m) p_s(m), on the forms z_s = C_s + Σ_i A_si ε_i.
+  ArbBall sum_m = one;
+  std::vector<ArbBall> e_m;
+  for (std::size_t s = 0; s < k; ++s) e_m.push_back(exp(m[s])), sum_m += e_m.back();
+  const ArbBall w_m = one / sum_m;
+  result.centre += w_m;
+  result.hull = w_box;
+  for (std::size_t s = 0; s < k; ++s) {
+    const ArbBall g = -(w_m * w_m * e_m[s]);
+    result.centre += g * (z[s].centre - m[s]);
+    if (z[s].coef.empty()) continue;
+    if (result.coef.empty()) result.coef.assign(z[s].coef.size(), ArbBall(0.0, prec));
+    for (std::size_t i = 0; i < z[s].coef.size(); ++i) arb_addmul(result.coef[i].raw(), g.raw(), z[s].coef[i].raw(), prec);
+  }
+  add_remainder(result.centre, remainder);
+  return result;
 }
 
 AffineForm relu(const AffineForm& a) {

@@ -75,7 +75,8 @@ DualBall& DualBall::operator/=(const DualBall& o) {
   return *this;
 }
 void add_product(DualBall& acc, const DualBall& a, const DualBall& b) {
-  // (ab)' = a'b + ab'
+  // (ab)' = a'b + ab'; an exact constant zero (a weight of a sparse construction) adds nothing.
+  if ((a.grad.empty() && arb_is_zero(a.value.raw())) || (b.grad.empty() && arb_is_zero(b.value.raw()))) return;
   const long prec = std::max({acc.value.prec(), a.value.prec(), b.value.prec()});
   const std::size_t n = std::max(a.grad.size(), b.grad.size());
   if (n > 0 && acc.grad.empty()) acc.grad.assign(n, ArbBall(0.0, prec));

@@ -72,7 +72,11 @@ struct ScalarTraits<ArbBall> {
   static ArbBall exp_of(const ArbBall& a) { return exp(a); }
   /// An exact zero (radius 0) at v's precision. (v − v is not zero in ball arithmetic: it is [0 ± 2r].)
   static ArbBall zero_like(const ArbBall& v) { return ArbBall(0.0, v.prec()); }
-  static void add_product(ArbBall& acc, const ArbBall& a, const ArbBall& b) { acc += a * b; }
+  /// An exact zero factor adds nothing (0·v = 0 for every real v a ball can hold): constructions are mostly zeros.
+  static void add_product(ArbBall& acc, const ArbBall& a, const ArbBall& b) {
+    if (arb_is_zero(a.raw()) || arb_is_zero(b.raw())) return;
+    arb_addmul(acc.raw(), a.raw(), b.raw(), std::max({acc.prec(), a.prec(), b.prec()}));
+  }
 };
 
 }  // namespace infoflow

@@ -271,7 +271,11 @@ const std::vector<MutantInfo>& all_mutants() {
        "which for that slope give a remainder of 0",
        {}, false, kAffinePointwiseTest},
       {Mutant::AffineReciprocalRemainderHalved, "affine-reciprocal-remainder-halved",
-       "1/x's linearisation (the softmax normaliser's) adds half of its remainder bound to the centre",
+       "1/x's linearisation adds half of its remainder bound to the centre",
+       {}, false, kAffinePointwiseTest},
+      {Mutant::AffineSoftmaxRemainderHalved, "affine-softmax-remainder-halved",
+       "the softmax weight's tangent plane adds half of its Lagrange remainder bound (the Hessian over the logit "
+       "differences' ranges) to the centre",
        {}, false, kAffinePointwiseTest},
       {Mutant::SymmetryIgnoresPositions, "symmetry-ignores-positions",
        "certify takes a model with a positional table as invariant under token permutations, so it leaves out boxes "

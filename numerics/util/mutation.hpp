@@ -69,7 +69,8 @@ enum class Mutant {
   AffineProductDropsRemainder,  // an affine product forgets its off-diagonal quadratic remainder (certify)
   AffineNoiseSymbolReused,      // the last input's affine form reuses the first input's noise symbol (certify)
   AffineExpMinRangeSlope,       // exp linearised with the min-range slope but the secant's remainder formulas (certify)
-  AffineReciprocalRemainderHalved,  // 1/x's (the softmax normaliser's) linearisation remainder taken as half (certify)
+  AffineReciprocalRemainderHalved,  // 1/x's linearisation remainder taken as half (certify)
+  AffineSoftmaxRemainderHalved,     // the softmax weight's Lagrange remainder taken as half (certify)
   SymmetryIgnoresPositions,     // certify takes a model with a positional table as token-permutation invariant
   Count,                        // not a mutant: the number of enumerators (MutantSet's size)
 };
