@@ -138,6 +138,48 @@ TEST_CASE("certify: the certified interval brackets a brute-force MPFR grid maxi
   }
 }
 
+TEST_CASE("certify --enclosure affine-only: brackets the grid maximum, its proof verifies, any thread count", "[certify]") {
+  SplitMix64 rng = test::rng_for("certify-range-search");
+  Architecture a;
+  a.d = 1, a.E = 2;
+  a.encoder = MapShape{MapKind::Affine, 1, 2, 0};
+  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Ffn, 2, 1, 3};
+  for (int trial = 0; trial < 2 * test::multiplier(); ++trial) {
+    const auto hp = convert_model<mpfr::mpreal>(random_model(a, rng), Precision{256});
+    CertifyRequest q;
+    q.target = "max_{t} x[t]";
+    q.T = 2;
+    q.relative_gap = 1e-4;
+    q.max_boxes = 200000;
+    q.enclosure = "affine-only";
+    q.verify_proof = true;
+    const CertifyReport rep = certify_model(hp, q);
+    const ParamLayout L(a);
+    double grid_max = 0;
+    for (int i = 0; i <= 100; ++i)
+      for (int j = 0; j <= 100; ++j) {
+        const Sequence<mpfr::mpreal> X{{mpfr::mpreal(i / 100.0, 256)}, {mpfr::mpreal(j / 100.0, 256)}};
+        grid_max = std::max(grid_max, std::fabs((forward(hp, L, X).y - std::max(X[0][0], X[1][0])).toDouble()));
+      }
+    INFO("trial " << trial << ": certified [" << rep.result.lower << ", " << rep.result.upper << "], grid max " << grid_max
+                  << ", boxes " << rep.result.boxes);
+    CHECK(rep.result.complete);
+    CHECK(grid_max <= rep.result.upper);
+    CHECK(grid_max >= rep.result.lower * 0.95);
+    REQUIRE(rep.certificate_check);
+    CHECK(rep.certificate_check->verified());
+    // A box budget fixes the result: the same bounds and boxes with two threads.
+    q.max_boxes = 3000, q.threads = 1, q.verify_proof = false;
+    const CertifyReport one = certify_model(hp, q);
+    q.threads = 2;
+    const CertifyReport two = certify_model(hp, q);
+    CHECK(one.result.upper == two.result.upper);
+    CHECK(one.result.lower == two.result.lower);
+    CHECK(one.result.boxes == two.result.boxes);
+  }
+}
+
 TEST_CASE("certify: bad requests exit as input errors", "[certify]") {
   const Architecture a = test::one_layer_architecture(1, 1, 1);
   const auto m = convert_model<mpfr::mpreal>(make_model<double>(a), Precision{128});

@@ -705,7 +705,8 @@ int cli_main(int argc, char** argv, const char* single_suite) {
                       "rounded to double, a rigorous rounding bound added)");
   certify->add_option("--enclosure", certify_request.enclosure,
                       "affine (default): each box's enclosure also takes an affine form's range, which narrows "
-                      "quadratically with the box; mean-value: the natural enclosure and the mean-value form only");
+                      "quadratically with the box; affine-only: that range alone, no gradient (about half the cost per "
+                      "box, splits the widest side); mean-value: the natural enclosure and the mean-value form only");
   certify->add_flag("--no-symmetry", [&](std::int64_t) { certify_request.symmetry = false; },
                     "search every box even where the model (no positional table) and the target (no fixed position) "
                     "are invariant under token permutations (by default boxes outside one ordering of the tokens are "

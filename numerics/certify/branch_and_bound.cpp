@@ -118,6 +118,44 @@ Evaluated evaluate(Box box, const BoxEvaluation& on_box, const PointEvaluation& 
   return {std::move(box), best, std::move(best_point)};
 }
 
+// The range search's evaluation of one box: its bound from the range, the split on the widest side relative to the
+// search box (ties to the input with the larger trend), and the better candidate evaluated in arb when its double
+// estimate beats `threshold` (the best value when the batch began).
+Evaluated evaluate_range(Box box, const RangeEvaluation& on_box, const PointEvaluation& at_point,
+                         const PointEstimate& estimate, const std::vector<double>& span, double threshold, long prec) {
+  const std::size_t n = box.lo.size();
+  std::vector<ArbBall> sides;
+  std::vector<double> centre(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    sides.push_back(ArbBall::interval(box.lo[i], box.hi[i], prec));
+    centre[i] = 0.5 * (box.lo[i] + box.hi[i]);
+  }
+  const BoxRange range = on_box(sides);
+  box.upper = magnitude_upper(range.value);
+  const auto trend = [&](std::size_t i) { return i < range.trend.size() && std::isfinite(range.trend[i]) ? range.trend[i] : 0.0; };
+  double best_width = -1, best_trend = -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double mid = 0.5 * (box.lo[i] + box.hi[i]);
+    if (!(mid > box.lo[i] && mid < box.hi[i])) continue;  // a side that can no longer be split
+    const double w = (box.hi[i] - box.lo[i]) / span[i];
+    if (w > best_width || (w == best_width && std::fabs(trend(i)) > best_trend))
+      best_width = w, best_trend = std::fabs(trend(i)), box.split = static_cast<int>(i);
+  }
+  const double at_centre = estimate(centre);
+  const double sign = at_centre >= 0 ? 1.0 : -1.0;
+  std::vector<double> vertex(n);
+  for (std::size_t i = 0; i < n; ++i) vertex[i] = sign * trend(i) > 0 ? box.hi[i] : box.lo[i];
+  const double at_vertex = estimate(vertex);
+  // A NaN estimate (an overflow in double) is no reason to skip a candidate: it is evaluated in arb.
+  const auto promising = [&](double v) { return std::isnan(v) || std::fabs(v) > threshold; };
+  const bool vertex_first = std::fabs(at_vertex) > std::fabs(at_centre) || std::isnan(at_vertex);
+  const std::vector<double>& candidate = vertex_first ? vertex : centre;
+  if (!promising(vertex_first ? at_vertex : at_centre)) return {std::move(box), 0.0, {}};
+  std::vector<ArbBall> point;
+  for (double v : candidate) point.emplace_back(v, prec);
+  return {std::move(box), abs_lower(at_point(point)), candidate};
+}
+
 }  // namespace
 
 // A local search for a larger |e| from x (value fx = |e(x)| rounded down): compass moves along each coordinate and,
@@ -289,10 +327,10 @@ bool load_state(const BranchAndBoundOptions& o, const PointEvaluation& at_point,
   return true;
 }
 
-}  // namespace
+// One box's evaluation, given the best value when its batch began.
+using BoxEvaluator = std::function<Evaluated(Box box, double threshold)>;
 
-BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const PointEvaluation& at_point,
-                                              const BranchAndBoundOptions& o) {
+BranchAndBoundResult search(const BoxEvaluator& evaluate_box, const PointEvaluation& at_point, const BranchAndBoundOptions& o) {
   if (o.lo.empty() || o.lo.size() != o.hi.size()) throw InputError("--box", "expected a box with one interval per input");
   for (std::size_t i = 0; i < o.lo.size(); ++i)
     if (!(o.lo[i] <= o.hi[i]) || !std::isfinite(o.lo[i]) || !std::isfinite(o.hi[i]))
@@ -311,12 +349,17 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
   Queue& queue = state.queue;
   const double seconds_before = r.seconds;
   double last_save = 0;
+  // A large search's state takes seconds to write (a million open boxes: ~150 MB): it is saved every
+  // checkpoint_seconds, or ten times as long as the last save took, whichever is longer, so that saving costs at most
+  // about a tenth of the search.
+  double save_interval = o.checkpoint_seconds;
   // Every box evaluated enters the split tree as a leaf; a split makes it an inner node.
   auto accept = [&](Evaluated&& ev) {
     ++r.boxes;
     if (r.tree.split.size() <= static_cast<std::size_t>(ev.box.order))
       r.tree.split.resize(ev.box.order + 1, -1), r.tree.first_child.resize(ev.box.order + 1, -1);
-    if (ev.best_value > r.lower || r.argmax.empty()) r.lower = std::max(r.lower, ev.best_value), r.argmax = ev.best_point;
+    if (!ev.best_point.empty() && (ev.best_value > r.lower || r.argmax.empty()))
+      r.lower = std::max(r.lower, ev.best_value), r.argmax = ev.best_point;
     queue.push(std::move(ev.box));
   };
   // Start from a good lower bound: every corner of the box (up to 2^12) and a fixed set of pseudo-random points
@@ -369,13 +412,15 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
       r.seconds = elapsed();
       return r;
     }
-    accept(evaluate(Box{o.lo, o.hi, INFINITY, 0, order++}, on_box, at_point, o.prec));
+    accept(evaluate_box(Box{o.lo, o.hi, INFINITY, 0, order++}, r.lower));
   }
   while (true) {
-    if (checkpointing && elapsed() - last_save >= o.checkpoint_seconds) {
-      r.seconds = seconds_before + elapsed();
+    if (checkpointing && elapsed() - last_save >= save_interval) {
+      const double began = elapsed();
+      r.seconds = seconds_before + began;
       save_state(o.checkpoint_path, o.fingerprint, o, state);
       last_save = elapsed();
+      save_interval = std::max(o.checkpoint_seconds, 10 * (last_save - began));
     }
     // Boxes that cannot beat the best point are done.
     while (!queue.empty() && queue.top().upper <= r.lower) queue.pop();
@@ -432,8 +477,9 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
       break;
     }
     std::vector<Evaluated> done(children.size());
+    const double threshold = r.lower;
 #pragma omp parallel for num_threads(o.threads) schedule(dynamic)
-    for (std::size_t i = 0; i < children.size(); ++i) done[i] = evaluate(children[i], on_box, at_point, o.prec);
+    for (std::size_t i = 0; i < children.size(); ++i) done[i] = evaluate_box(children[i], threshold);
     for (auto& ev : done) accept(std::move(ev));
   }
   r.upper = std::max(r.upper, r.lower);
@@ -451,6 +497,22 @@ BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const
     }
   }
   return r;
+}
+
+}  // namespace
+
+BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const PointEvaluation& at_point,
+                                              const BranchAndBoundOptions& o) {
+  return search([&](Box box, double) { return evaluate(std::move(box), on_box, at_point, o.prec); }, at_point, o);
+}
+
+BranchAndBoundResult sup_abs_branch_and_bound(const RangeEvaluation& on_box, const PointEvaluation& at_point,
+                                              const PointEstimate& estimate, const BranchAndBoundOptions& o) {
+  std::vector<double> span(o.lo.size());
+  for (std::size_t i = 0; i < span.size(); ++i) span[i] = o.hi[i] > o.lo[i] ? o.hi[i] - o.lo[i] : 1.0;
+  return search([&](Box box, double threshold) {
+    return evaluate_range(std::move(box), on_box, at_point, estimate, span, threshold, o.prec);
+  }, at_point, o);
 }
 
 }  // namespace infoflow

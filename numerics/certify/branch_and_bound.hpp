@@ -21,6 +21,17 @@ namespace infoflow {
 using BoxEvaluation = std::function<DualBall(const std::vector<DualBall>& box)>;
 using PointEvaluation = std::function<ArbBall(const std::vector<ArbBall>& point)>;
 
+/// An enclosure of e over a box without a gradient (an affine form's range): `value` holds every e(x) of the box;
+/// `trend` is a representative slope per input (the form's coefficients), used only to choose candidate points.
+struct BoxRange {
+  ArbBall value;
+  std::vector<double> trend;
+};
+/// e over the box whose sides are these balls (ArbBall::interval(lo_i, hi_i, prec)).
+using RangeEvaluation = std::function<BoxRange(const std::vector<ArbBall>& sides)>;
+/// e at a point in double: an estimate that chooses which candidate points are worth evaluating in arb, never a bound.
+using PointEstimate = std::function<double(const std::vector<double>& point)>;
+
 struct BranchAndBoundOptions {
   std::vector<double> lo, hi;    // the box
   double relative_gap = 1e-2;    // stop when upper ≤ lower·(1 + relative_gap) …
@@ -92,5 +103,13 @@ bool outside_sorted_blocks(const std::vector<double>& lo, const std::vector<doub
 /// whose fingerprint or box is not this search's (argument "--checkpoint").
 BranchAndBoundResult sup_abs_branch_and_bound(const BoxEvaluation& on_box, const PointEvaluation& at_point,
                                               const BranchAndBoundOptions& options);
+
+/// The same search with a gradient-free enclosure (certify --enclosure affine-only): each box is bounded by
+/// `on_box`'s range alone and split on its widest side relative to the search box (no gradient ranks the inputs);
+/// the candidates (the centre and the vertex the trend points to) are estimated in double and evaluated in arb only
+/// when the estimate beats the best value at the start of the batch (so the result does not depend on the threads).
+/// About half the cost per box of the gradient search; its bounds are those of the range.
+BranchAndBoundResult sup_abs_branch_and_bound(const RangeEvaluation& on_box, const PointEvaluation& at_point,
+                                              const PointEstimate& estimate, const BranchAndBoundOptions& options);
 
 }  // namespace infoflow

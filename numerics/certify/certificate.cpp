@@ -84,14 +84,16 @@ double magnitude_bound(double lower, double upper) {
 // The checker's own enclosure of |e| over the box [lo, hi]: with c the centre and r the radius of the box as an arb
 // ball (every x of the box has |x_i − c_i| ≤ r_i), e(x) lies in e(c) ± Σ_i sup|∂_i e(box)|·r_i (mean-value
 // theorem for Lipschitz functions, the gradient enclosure holding every Clarke gradient) and in the natural
-// enclosure e(box); it lies in their intersection, whose magnitude is returned.
+// enclosure e(box), and in `range`'s enclosure when there is one; it lies in their intersection, whose magnitude is
+// returned.
 double leaf_bound(const std::vector<double>& lo, const std::vector<double>& hi, const BoxEvaluation& on_box,
-                  const PointEvaluation& at_point, long prec) {
+                  const PointEvaluation& at_point, const RangeEvaluation& range, long prec) {
   const std::size_t n = lo.size();
   std::vector<DualBall> box;
-  std::vector<ArbBall> centre, radius;
+  std::vector<ArbBall> centre, radius, sides;
   for (std::size_t i = 0; i < n; ++i) {
     const ArbBall side = ArbBall::interval(lo[i], hi[i], prec);
+    sides.push_back(side);
     box.push_back(DualBall::variable(side, i, n));
     ArbBall c(prec), r(prec);
     arf_set(arb_midref(c.raw()), arb_midref(side.raw()));  // exact: a point
@@ -113,6 +115,11 @@ double leaf_bound(const std::vector<double>& lo, const std::vector<double>& hi, 
     const double cl = centred.lower(), ch = centred.upper();
     if (!std::isnan(cl) && !std::isnan(ch)) low = std::isnan(low) ? cl : std::max(low, cl), high = std::isnan(high) ? ch : std::min(high, ch);
   }
+  if (range) {
+    const ArbBall v = range(sides).value;
+    const double rl = v.lower(), rh = v.upper();
+    if (!std::isnan(rl) && !std::isnan(rh)) low = std::isnan(low) ? rl : std::max(low, rl), high = std::isnan(high) ? rh : std::min(high, rh);
+  }
   if (!(low <= high)) return INFINITY;  // two enclosures that do not meet: one of them is not one
   return magnitude_bound(low, high);
 }
@@ -121,7 +128,7 @@ double leaf_bound(const std::vector<double>& lo, const std::vector<double>& hi, 
 
 CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEvaluation& on_box,
                                      const PointEvaluation& at_point, int threads, double budget_seconds,
-                                     std::size_t permutation_block) {
+                                     std::size_t permutation_block, const RangeEvaluation& range) {
   // Leaves outside the fundamental domain need no enclosure only when the symmetry is established (by the caller)
   // and is the one the search used.
   const std::size_t block = permutation_block > 0 && permutation_block == claim.permutation_block ? permutation_block : 0;
@@ -146,7 +153,7 @@ CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEva
     }
     std::vector<double> bound(batch.size());
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
-    for (std::size_t k = 0; k < batch.size(); ++k) bound[k] = leaf_bound(batch[k].lo, batch[k].hi, on_box, at_point, claim.prec);
+    for (std::size_t k = 0; k < batch.size(); ++k) bound[k] = leaf_bound(batch[k].lo, batch[k].hi, on_box, at_point, range, claim.prec);
     for (std::size_t k = 0; k < batch.size(); ++k) {
       ++v.leaves;
       v.worst_leaf = std::max(v.worst_leaf, bound[k]);

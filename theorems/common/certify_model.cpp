@@ -65,8 +65,8 @@ void validate(const ModelT<mpfr::mpreal>& m, const CertifyRequest& q) {
   if (q.max_boxes < 1 || q.max_boxes > 1'000'000'000) throw InputError("--max-boxes", "expected 1 <= N <= 1e9");
   if (q.execution != "real" && q.execution != "double")
     throw InputError("--execution", "expected real or double, got '" + q.execution + "'");
-  if (q.enclosure != "affine" && q.enclosure != "mean-value")
-    throw InputError("--enclosure", "expected affine or mean-value, got '" + q.enclosure + "'");
+  if (q.enclosure != "affine" && q.enclosure != "affine-only" && q.enclosure != "mean-value")
+    throw InputError("--enclosure", "expected affine, affine-only or mean-value, got '" + q.enclosure + "'");
   if (q.rounding_boxes < 1 || q.rounding_boxes > 10'000'000)
     throw InputError("--rounding-boxes", "expected 1 <= N <= 1e7");
   if (!(q.checkpoint_seconds > 0 && q.checkpoint_seconds <= 86400))
@@ -97,6 +97,7 @@ class ErrorEvaluation {
         dual_(convert_model<DualBall>(model, Precision{prec_})),
         ball_(convert_model<ArbBall>(model, Precision{prec_})),
         affine_(convert_model<AffineForm>(model, Precision{prec_})),
+        double_(convert_model<double>(model, Precision{53})),
         layout_(model.arch),
         target_(target),
         T_(T),
@@ -140,6 +141,22 @@ class ErrorEvaluation {
     return forward(affine_, layout_, X).y - evaluate_target(target_, X, Precision{prec_});
   }
   ArbBall affine_range(const std::vector<ArbBall>& sides) const { return affine_error(sides).range(); }
+  /// The affine form's range alone, with its coefficients as the trend (certify --enclosure affine-only).
+  RangeEvaluation range() const {
+    return [this](const std::vector<ArbBall>& sides) {
+      const AffineForm form = affine_error(sides);
+      BoxRange r{form.range(), std::vector<double>(sides.size(), 0.0)};
+      for (std::size_t i = 0; i < form.coef.size() && i < sides.size(); ++i) r.trend[i] = form.coef[i].mid();
+      return r;
+    };
+  }
+  /// e in double (the weights rounded to double): which candidate points deserve an arb evaluation, never a bound.
+  PointEstimate estimate() const {
+    return [this](const std::vector<double>& x) {
+      const Sequence<double> X = as_sequence(x, T_, d_);
+      return forward(double_, layout_, X).y - evaluate_target(target_, X, Precision{53});
+    };
+  }
   PointEvaluation at_point() const {
     return [this](const std::vector<ArbBall>& x) {
       const Sequence<ArbBall> X = as_sequence(x, T_, d_);
@@ -155,6 +172,7 @@ class ErrorEvaluation {
   ModelT<DualBall> dual_;
   ModelT<ArbBall> ball_;
   ModelT<AffineForm> affine_;
+  ModelT<double> double_;
   ParamLayout layout_;
   const ParsedTarget& target_;  // the caller's, alive while this is
   int T_, d_;
@@ -385,7 +403,8 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
   rep.request = q;
   rep.rounded_decimals = f.radii ? f.radii->rounded : 0;
   if (f.radii) rep.first_rounded = f.radii->first;
-  rep.result = sup_abs_branch_and_bound(on_box, at_point, o);
+  rep.result = q.enclosure == "affine-only" ? sup_abs_branch_and_bound(evaluation.range(), at_point, evaluation.estimate(), o)
+                                            : sup_abs_branch_and_bound(on_box, at_point, o);
   rep.boxes_per_second = rep.result.seconds > 0 ? rep.result.boxes / rep.result.seconds : 0;
   const Model& as_double = f.as_double;
   RoundingRefinement refine;
@@ -472,11 +491,14 @@ CertificateCheckReport check_certificate_file(const json& certificate, const Mod
   if (rep.claim.lo.size() != static_cast<std::size_t>(q.T * q.d))
     throw InputError("certificate", "its box has " + std::to_string(rep.claim.lo.size()) + " coordinates, not T*d = " +
                                         std::to_string(q.T * q.d));
-  const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii, rep.claim.prec);
+  // The natural enclosure and the centred form from the dual balls, and the affine range beside them (intersected in
+  // doubles, so that no leaf is bounded more loosely than either search bounded it).
+  const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii, rep.claim.prec, /*affine=*/false);
   // The symmetry the search used is taken only when it holds here (this model, target and box); otherwise every leaf
   // is enclosed, the ones the search left out too.
   const std::size_t block = token_permutation_block(f.model.arch, target, q.T, q.d, rep.claim.lo, rep.claim.hi);
-  rep.verdict = check_certificate(rep.claim, evaluation.on_box(), evaluation.at_point(), threads, budget_seconds, block);
+  rep.verdict = check_certificate(rep.claim, evaluation.on_box(), evaluation.at_point(), threads, budget_seconds, block,
+                                  evaluation.range());
   rep.covers = q.execution == "double"
                    ? "the real-number function of the weights rounded to double over the box, and its float64 execution "
                      "(ForwardPass<double>) through the rounding bound below"

@@ -31,7 +31,9 @@ struct CertifyRequest {
   /// weights rounded to double, ForwardPass<double>), by adding a rigorous rounding bound (double_execution.hpp).
   std::string execution = "real";
   /// How each box is enclosed (docs/certify.md §1): "affine", the natural enclosure ∩ the mean-value form ∩ the range
-  /// of an affine form (the default); "mean-value", without the affine form (the enclosure before it, for comparison).
+  /// of an affine form (the default), split where width × |gradient| is largest; "affine-only", the affine form's
+  /// range alone, split on the widest side (no gradient: about half the cost per box); "mean-value", without the
+  /// affine form (the enclosure before it, for comparison).
   /// The checker of a certificate always uses every family: the bound it verifies never depends on this.
   std::string enclosure = "affine";
   /// Leave out the boxes outside the fundamental domain of token permutations when the model has no positional table,
