@@ -99,13 +99,36 @@ TEST_CASE("gradient balls enclose finite differences of the forward pass", "[cer
   }
 }
 
-TEST_CASE("certify: the certified interval brackets a brute-force MPFR grid maximum", "[certify]") {
-  SplitMix64 rng = test::rng_for("certify-grid");
+namespace {
+
+// Scalar tokens, one head, an FFN readout: small enough for a brute-force grid over T = 2.
+Architecture scalar_tokens_one_head() {
   Architecture a;
   a.d = 1, a.E = 2;
   a.encoder = MapShape{MapKind::Affine, 1, 2, 0};
   a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
   a.readout = MapShape{MapKind::Ffn, 2, 1, 3};
+  return a;
+}
+
+// max |model − max_t x[t]| over the (steps + 1)² grid of [0, 1]², in MPFR.
+double grid_max_error(const ModelT<mpfr::mpreal>& hp, int steps) {
+  const ParamLayout L(hp.arch);
+  double worst = 0;
+  for (int i = 0; i <= steps; ++i)
+    for (int j = 0; j <= steps; ++j) {
+      const Sequence<mpfr::mpreal> X{{mpfr::mpreal(static_cast<double>(i) / steps, 256)},
+                                     {mpfr::mpreal(static_cast<double>(j) / steps, 256)}};
+      worst = std::max(worst, std::fabs((forward(hp, L, X).y - std::max(X[0][0], X[1][0])).toDouble()));
+    }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("certify: the certified interval brackets a brute-force MPFR grid maximum", "[certify]") {
+  SplitMix64 rng = test::rng_for("certify-grid");
+  const Architecture a = scalar_tokens_one_head();
   for (int trial = 0; trial < 3 * test::multiplier(); ++trial) {
     const Model m = random_model(a, rng);
     CertifyRequest q;
@@ -117,13 +140,7 @@ TEST_CASE("certify: the certified interval brackets a brute-force MPFR grid maxi
     // Brute force on a 201 x 201 grid in MPFR.
     const auto hp = convert_model<mpfr::mpreal>(m, Precision{256});
     const ParamLayout L(a);
-    double grid_max = 0;
-    for (int i = 0; i <= 200; ++i)
-      for (int j = 0; j <= 200; ++j) {
-        const Sequence<mpfr::mpreal> X{{mpfr::mpreal(i / 200.0, 256)}, {mpfr::mpreal(j / 200.0, 256)}};
-        const mpfr::mpreal e = forward(hp, L, X).y - std::max(X[0][0], X[1][0]);
-        grid_max = std::max(grid_max, std::fabs(e.toDouble()));
-      }
+    const double grid_max = grid_max_error(hp, 200);
     INFO("trial " << trial << ": certified [" << rep.result.lower << ", " << rep.result.upper << "], grid max " << grid_max
                   << ", boxes " << rep.result.boxes);
     CHECK(rep.result.complete);
@@ -140,11 +157,7 @@ TEST_CASE("certify: the certified interval brackets a brute-force MPFR grid maxi
 
 TEST_CASE("certify --enclosure affine-only: brackets the grid maximum, its proof verifies, any thread count", "[certify]") {
   SplitMix64 rng = test::rng_for("certify-range-search");
-  Architecture a;
-  a.d = 1, a.E = 2;
-  a.encoder = MapShape{MapKind::Affine, 1, 2, 0};
-  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
-  a.readout = MapShape{MapKind::Ffn, 2, 1, 3};
+  const Architecture a = scalar_tokens_one_head();
   for (int trial = 0; trial < 2 * test::multiplier(); ++trial) {
     const auto hp = convert_model<mpfr::mpreal>(random_model(a, rng), Precision{256});
     CertifyRequest q;
@@ -155,13 +168,7 @@ TEST_CASE("certify --enclosure affine-only: brackets the grid maximum, its proof
     q.enclosure = "affine-only";
     q.verify_proof = true;
     const CertifyReport rep = certify_model(hp, q);
-    const ParamLayout L(a);
-    double grid_max = 0;
-    for (int i = 0; i <= 100; ++i)
-      for (int j = 0; j <= 100; ++j) {
-        const Sequence<mpfr::mpreal> X{{mpfr::mpreal(i / 100.0, 256)}, {mpfr::mpreal(j / 100.0, 256)}};
-        grid_max = std::max(grid_max, std::fabs((forward(hp, L, X).y - std::max(X[0][0], X[1][0])).toDouble()));
-      }
+    const double grid_max = grid_max_error(hp, 100);
     INFO("trial " << trial << ": certified [" << rep.result.lower << ", " << rep.result.upper << "], grid max " << grid_max
                   << ", boxes " << rep.result.boxes);
     CHECK(rep.result.complete);

@@ -18,12 +18,6 @@ ArbBall magnitude(const ArbBall& b) {
 // Adds [−|e|, |e|] (e's upper magnitude) to the ball: a remainder absorbed into the centre.
 void add_remainder(ArbBall& b, const ArbBall& e) { arb_add_error(b.raw(), e.raw()); }
 
-AffineForm indeterminate(long prec) {
-  ArbBall b(prec);
-  arb_indeterminate(b.raw());
-  return AffineForm(std::move(b));
-}
-
 // a ∩ b, or an indeterminate ball when they do not meet (two enclosures of one quantity that are disjoint: one is
 // wrong, and nothing may be concluded from either).
 ArbBall intersection(const ArbBall& a, const ArbBall& b) {
