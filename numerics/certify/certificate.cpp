@@ -103,6 +103,13 @@ double leaf_bound(const std::vector<double>& lo, const std::vector<double>& hi, 
   }
   const DualBall e = on_box(box);
   double low = e.value.lower(), high = e.value.upper();
+  // [low, high] narrowed by a further enclosure's ends (a NaN end, an indeterminate ball, narrows nothing).
+  const auto narrow = [&](const ArbBall& enclosure) {
+    const double l = enclosure.lower(), h = enclosure.upper();
+    if (std::isnan(l) || std::isnan(h)) return;
+    low = std::isnan(low) ? l : std::max(low, l);
+    high = std::isnan(high) ? h : std::min(high, h);
+  };
   if (e.grad.empty() || e.grad.size() == n) {
     ArbBall spread(0.0, prec);
     for (std::size_t i = 0; i < e.grad.size(); ++i) {
@@ -112,14 +119,9 @@ double leaf_bound(const std::vector<double>& lo, const std::vector<double>& hi, 
     }
     ArbBall centred = at_point(centre);
     arb_add_error(centred.raw(), spread.raw());
-    const double cl = centred.lower(), ch = centred.upper();
-    if (!std::isnan(cl) && !std::isnan(ch)) low = std::isnan(low) ? cl : std::max(low, cl), high = std::isnan(high) ? ch : std::min(high, ch);
+    narrow(centred);
   }
-  if (range) {
-    const ArbBall v = range(sides).value;
-    const double rl = v.lower(), rh = v.upper();
-    if (!std::isnan(rl) && !std::isnan(rh)) low = std::isnan(low) ? rl : std::max(low, rl), high = std::isnan(high) ? rh : std::min(high, rh);
-  }
+  if (range) narrow(range(sides).value);
   if (!(low <= high)) return INFINITY;  // two enclosures that do not meet: one of them is not one
   return magnitude_bound(low, high);
 }

@@ -58,8 +58,8 @@ AffineForm reciprocal(const AffineForm& a, const ArbBall& known);
 /// The softmax weight 1/(1 + Σ_s e^{z_s}) of a token whose logit differences to the others are z (z_s = logit_s − its
 /// own), linearised as one function of all of them: its tangent plane at the centre of the z's ranges, with the
 /// Lagrange remainder bounded by the Hessian over those ranges. Composing exp and 1/x instead compounds two
-/// linearisations, each poor where a logit range is a unit wide; this one's remainder is at most ~0.1·r² and vanishes
-/// where the softmax saturates. Its hull is the weight's exact range over the z box (monotone in every z_s).
+/// linearisations, each poor where a logit range is a unit wide; with one difference of radius r this one's remainder
+/// is at most r²/(12√3) ≈ 0.048·r², and it vanishes where the softmax saturates. Its hull is the weight's exact range over the z box (monotone in every z_s).
 AffineForm softmax_weight(const std::vector<AffineForm>& z);
 /// acc += a·b without temporaries when a or b is a constant (a weight times a state: every matrix-vector product).
 void add_product(AffineForm& acc, const AffineForm& a, const AffineForm& b);
