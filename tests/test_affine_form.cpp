@@ -1,6 +1,7 @@
 // Affine forms (numerics/scalar/affine_form.hpp): the containment rule tested point by point against plain arb at
 // 256 bits, an independent route (ball arithmetic on the point, no linearisation).
 #include "numerics/scalar/affine_form.hpp"
+#include "numerics/scalar/double_affine_form.hpp"
 #include "numerics/util/mutation.hpp"
 #include "test_support.hpp"
 #include "theorems/infoflow/target_eval.hpp"
@@ -44,7 +45,7 @@ S composite(const std::vector<S>& x, int which, const S& one) {
     default: {  // a token's softmax weight against two others, logit differences 3·x0·x1 − x2 and 2·x2 + x1
       const S three = Tr::from_double(3.0, Precision{one.prec()}), two = Tr::from_double(2.0, Precision{one.prec()});
       const S z1 = three * x[0] * x[1] - x[2], z2 = two * x[2] + x[1];
-      if constexpr (std::is_same_v<S, AffineForm>) return softmax_weight({z1, z2});
+      if constexpr (std::is_same_v<S, AffineForm> || std::is_same_v<S, DoubleAffineForm>) return softmax_weight({z1, z2});
       else return one / (one + Tr::exp_of(z1) + Tr::exp_of(z2));
     }
   }
@@ -56,6 +57,26 @@ ArbBall at_symbols(const AffineForm& f, const std::vector<ArbBall>& eps) {
   for (std::size_t i = 0; i < f.coef.size(); ++i) r += f.coef[i] * eps[i];
   return r;
 }
+// The double form there: c + Σ_i a_i eps_i ± radius, in arb.
+ArbBall at_symbols(const DoubleAffineForm& f, const std::vector<ArbBall>& eps) {
+  const long prec = eps.front().prec();
+  ArbBall r(f.centre, prec);
+  for (std::size_t i = 0; i < f.coef.size(); ++i) r += ArbBall(f.coef[i], prec) * eps[i];
+  arb_add_error(r.raw(), ArbBall(f.radius, prec).raw());
+  return r;
+}
+// An input's noise symbol at the point x: both forms put x = m + r·ε (the double one with m and r doubles), r the
+// input form's one nonzero coefficient, whichever symbol it is on (a mutant may put it on another's).
+ArbBall symbol_at(const AffineForm& input, const ArbBall& x) {
+  ArbBall r(0.0, x.prec());
+  for (const ArbBall& a : input.coef) r += a;
+  return (x - input.centre) / r;
+}
+ArbBall symbol_at(const DoubleAffineForm& input, const ArbBall& x) {
+  double r = 0.0;
+  for (double a : input.coef) r += a;  // one nonzero term: exact
+  return (x - ArbBall(input.centre, x.prec())) / ArbBall(r, x.prec());
+}
 
 bool meet(const ArbBall& a, const ArbBall& b) { return !(a.upper() < b.lower() || b.upper() < a.lower()); }
 
@@ -63,33 +84,29 @@ struct Violations {
   long points = 0, pointwise = 0, range = 0;
 };
 
-// Random boxes of R^3 (sides 2^0 to 2^-8, not cubes), corners and random points inside.
+// Random boxes of R^3 (sides 2^0 to 2^-8, not cubes), corners and random points inside, for either form type.
+template <class Form>
 Violations audit(SplitMix64& rng, int boxes, int points) {
   constexpr long prec = 128, fine = 256;
   Violations v;
   for (int b = 0; b < boxes; ++b) {
     const int which = b % kFunctions;
     std::vector<double> lo(3), hi(3);
-    std::vector<AffineForm> x;
-    std::vector<ArbBall> sides;
+    std::vector<Form> x;
     for (int i = 0; i < 3; ++i) {
       const double w = std::ldexp(1.0, -static_cast<int>(rng.uniform_index(9)));
       lo[i] = rng.uniform(-1.5, 1.5);
       hi[i] = lo[i] + w;
-      sides.push_back(ArbBall::interval(lo[i], hi[i], prec));
-      x.push_back(AffineForm::variable(sides.back(), i, 3));
+      x.push_back(Form::variable(ArbBall::interval(lo[i], hi[i], prec), i, 3));
     }
-    const AffineForm f = composite(x, which, AffineForm(ArbBall(1.0, prec)));
+    const Form f = composite(x, which, Form(ArbBall(1.0, prec)));
     const ArbBall range = f.range();
     for (int p = 0; p < points; ++p) {
       std::vector<ArbBall> point, eps;
       for (int i = 0; i < 3; ++i) {
         const double xi = p == 0 ? lo[i] : p == 1 ? hi[i] : rng.uniform(lo[i], hi[i]);
         point.emplace_back(xi, fine);
-        ArbBall m(fine), r(fine);
-        arf_set(arb_midref(m.raw()), arb_midref(sides[i].raw()));
-        arb_get_rad_arb(r.raw(), sides[i].raw());
-        eps.push_back((point.back() - m) / r);
+        eps.push_back(symbol_at(x[i], point.back()));
       }
       const ArbBall value = composite(point, which, ArbBall(1.0, fine));
       if (!value.is_finite()) continue;
@@ -109,23 +126,68 @@ Violations audit(SplitMix64& rng, int boxes, int points) {
 
 TEST_CASE("affine forms hold every point's value, at the point's own noise symbols", "[certify][affine]") {
   SplitMix64 rng = test::rng_for("affine-pointwise");
-  const Violations v = audit(rng, 900 * test::multiplier(), 12);
-  CHECK(v.points > 9000);
-  CHECK(v.pointwise == 0);
-  CHECK(v.range == 0);
+  for (int form = 0; form < 2; ++form) {
+    const Violations v = form == 0 ? audit<AffineForm>(rng, 900 * test::multiplier(), 12)
+                                   : audit<DoubleAffineForm>(rng, 900 * test::multiplier(), 12);
+    INFO((form == 0 ? "AffineForm" : "DoubleAffineForm"));
+    CHECK(v.points > 9000);
+    CHECK(v.pointwise == 0);
+    CHECK(v.range == 0);
+  }
+}
+
+TEST_CASE("affine forms in arb and in doubles: the same linearisations, ranges that agree", "[certify][affine]") {
+  // Two routes to one enclosure: the arb form's radii carry 30-bit mantissas rounded up at every operation, the double
+  // form's rounding errors are bounded in doubles; their ranges agree to far better than 1e-6 of their magnitude.
+  SplitMix64 rng = test::rng_for("affine-two-routes");
+  constexpr long prec = 128;
+  long boxes = 0, disagree = 0;
+  double worst = 0;
+  for (int b = 0; b < 900 * test::multiplier(); ++b) {
+    const int which = b % kFunctions;
+    std::vector<AffineForm> x;
+    std::vector<DoubleAffineForm> y;
+    for (int i = 0; i < 3; ++i) {
+      const double w = std::ldexp(1.0, -static_cast<int>(rng.uniform_index(9)));
+      const double lo = rng.uniform(-1.5, 1.5);
+      const ArbBall side = ArbBall::interval(lo, lo + w, prec);
+      x.push_back(AffineForm::variable(side, i, 3));
+      y.push_back(DoubleAffineForm::variable(side, i, 3));
+    }
+    const ArbBall a = composite(x, which, AffineForm(ArbBall(1.0, prec))).range();
+    const ArbBall d = composite(y, which, DoubleAffineForm(ArbBall(1.0, prec))).range();
+    if (!a.is_finite() || !d.is_finite()) continue;
+    ++boxes;
+    const double scale = 1 + std::max(std::fabs(a.lower()), std::fabs(a.upper()));
+    const double gap = std::max(std::fabs(d.lower() - a.lower()), std::fabs(d.upper() - a.upper())) / scale;
+    worst = std::max(worst, gap);
+    if (gap > 1e-6) ++disagree;
+  }
+  INFO("largest difference of the ends, relative: " << worst);
+  CHECK(boxes > 800);
+  CHECK(disagree == 0);
 }
 
 TEST_CASE("affine forms: the defects of their linearisations are caught point by point", "[certify][affine]") {
-  // Each mutant of numerics/scalar/affine_form.cpp must make the audit above fail.
-  for (const Mutant m : {Mutant::AffineProductDropsRemainder, Mutant::AffineNoiseSymbolReused,
-                         Mutant::AffineExpMinRangeSlope, Mutant::AffineReciprocalRemainderHalved,
-                         Mutant::AffineSoftmaxRemainderHalved}) {
-    SplitMix64 rng = test::rng_for("affine-mutants");
-    set_active_mutant(m);
-    const Violations v = audit(rng, 900, 12);
-    set_active_mutant(Mutant::None);
-    INFO("mutant " << static_cast<int>(m));
-    CHECK(v.pointwise > 0);
+  // Each mutant of the affine forms (numerics/scalar/affine_form.cpp, double_affine_form.cpp and their shared
+  // affine_linearisation.hpp) must make the audit above fail, in each form it is placed in.
+  struct Placed {
+    Mutant mutant;
+    bool in_arb, in_double;
+  };
+  for (const Placed& m : {Placed{Mutant::AffineProductDropsRemainder, true, true}, Placed{Mutant::AffineNoiseSymbolReused, true, true},
+                          Placed{Mutant::AffineExpMinRangeSlope, true, true}, Placed{Mutant::AffineReciprocalRemainderHalved, true, true},
+                          Placed{Mutant::AffineSoftmaxRemainderHalved, true, true},
+                          Placed{Mutant::DoubleAffineReluRemainderHalved, false, true}}) {
+    for (int form = 0; form < 2; ++form) {
+      if (!(form == 0 ? m.in_arb : m.in_double)) continue;
+      SplitMix64 rng = test::rng_for("affine-mutants");
+      set_active_mutant(m.mutant);
+      const Violations v = form == 0 ? audit<AffineForm>(rng, 900, 12) : audit<DoubleAffineForm>(rng, 900, 12);
+      set_active_mutant(Mutant::None);
+      INFO("mutant " << static_cast<int>(m.mutant) << (form == 0 ? " in AffineForm" : " in DoubleAffineForm"));
+      CHECK(v.pointwise > 0);
+    }
   }
 }
 

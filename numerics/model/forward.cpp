@@ -1,6 +1,7 @@
 #include "numerics/model/forward.hpp"
 #include "numerics/model/softmax_enclosure.hpp"
 #include "numerics/scalar/affine_form.hpp"
+#include "numerics/scalar/double_affine_form.hpp"
 #include "numerics/scalar/dual_ball.hpp"
 #include "numerics/util/mutation.hpp"
 
@@ -14,6 +15,14 @@ namespace {
 
 // The largest T at which balls and boxes use the pairwise softmax (O(T²) per query).
 constexpr std::size_t kPairwiseSoftmaxMaxT = 64;
+
+// The two affine-form scalars (arb and double): the same linearisations, one code path here.
+template <class S>
+constexpr bool kIsAffineForm = std::is_same_v<S, AffineForm> || std::is_same_v<S, DoubleAffineForm>;
+// A form's accumulated remainder (what the linearisations added beyond the noise symbols): which of two enclosures
+// of one weight is tighter.
+double remainder_radius(const AffineForm& f) { return f.centre.rad(); }
+double remainder_radius(const DoubleAffineForm& f) { return f.radius; }
 
 template <class S>
 class ForwardPass {
@@ -150,7 +159,7 @@ class ForwardPass {
       for (int i = 0; i < ho.key_dim; ++i) s += query[i] * keys[t][i];
       logits[t] = beta * s;
     }
-    if constexpr (std::is_same_v<S, ArbBall> || std::is_same_v<S, DualBall> || std::is_same_v<S, AffineForm>)
+    if constexpr (std::is_same_v<S, ArbBall> || std::is_same_v<S, DualBall> || kIsAffineForm<S>)
       if (T <= kPairwiseSoftmaxMaxT && !mutated(Mutant::SoftmaxWithoutShift)) return pairwise_head(ho, keys, values, query);
     S top = logits[0];
     for (std::size_t t = 1; t < T; ++t) top = ScalarTraits<S>::max_of(top, logits[t]);
@@ -192,7 +201,7 @@ class ForwardPass {
       w[t] = softmax_weight_from_differences(zt, value_of(one));
     }
     Vec<S> out(ho.value_dim, zero_);
-    if constexpr (std::is_same_v<S, AffineForm>) {
+    if constexpr (kIsAffineForm<S>) {
       // Σ_t w_t v_t = v_r + Σ_{t≠r} w_t (v_t − v_r), exactly (the weights sum to 1), with r the token of the largest
       // weight: each weight's remainder then multiplies a difference of values, not a value.
       std::size_t r = 0;
@@ -254,19 +263,21 @@ class ForwardPass {
   // Affine forms: w_t = 1/(1 + Σ_{s≠t} e^{z_ts}) linearised as one function of the differences z_ts (softmax_weight),
   // so that the weight keeps the noise symbols of the logits (and through them of the values it weights); its hull
   // is narrowed by the weight's interval enclosure.
-  static AffineForm weight_with_gradient(std::size_t t, const std::vector<std::vector<AffineForm>>& z, const std::vector<ArbBall>& w) {
-    std::vector<AffineForm> differences;
+  template <class F>
+    requires kIsAffineForm<F>
+  static F weight_with_gradient(std::size_t t, const std::vector<std::vector<F>>& z, const std::vector<ArbBall>& w) {
+    std::vector<F> differences;
     for (std::size_t s = 0; s < z.size(); ++s)
       if (s != t) differences.push_back(z[t][s]);
-    AffineForm weight = softmax_weight(differences);
+    F weight = softmax_weight(differences);
     // The composition of exp and 1/x: looser where a logit range is wide near a balanced softmax, tighter where the
     // softmax is nearly saturated (e^z's shape there); both are enclosures, and the one with the smaller remainder is kept.
     const long prec = w[t].prec();
     const ArbBall one(1.0, prec);
-    AffineForm normaliser(one);
-    for (const AffineForm& d : differences) normaliser += exp(d);
-    AffineForm composed = reciprocal(normaliser, ArbBall::interval(one / w[t].upper_end(), one / w[t].lower_end()));
-    if (composed.centre.rad() < weight.centre.rad()) weight = std::move(composed);
+    F normaliser(one);
+    for (const F& d : differences) normaliser += exp(d);
+    F composed = reciprocal(normaliser, ArbBall::interval(one / w[t].upper_end(), one / w[t].lower_end()));
+    if (remainder_radius(composed) < remainder_radius(weight)) weight = std::move(composed);
     return narrow_hull(weight, w[t]);
   }
   template <class U>
@@ -276,10 +287,12 @@ class ForwardPass {
   static const ArbBall& value_of(const ArbBall& b) { return b; }
   static const ArbBall& value_of(const DualBall& b) { return b.value; }
   static ArbBall value_of(const AffineForm& b) { return b.range(); }
+  static ArbBall value_of(const DoubleAffineForm& b) { return b.range(); }
   // v narrowed by a second enclosure `hull` of the same quantity: intersected (balls; for affine forms, their hull).
   static void narrow_to(ArbBall& v, const ArbBall& hull) { intersect_with(v, hull); }
   static void narrow_to(DualBall& v, const ArbBall& hull) { intersect_with(v.value, hull); }
   static void narrow_to(AffineForm& v, const ArbBall& hull) { narrow_hull(v, hull); }
+  static void narrow_to(DoubleAffineForm& v, const ArbBall& hull) { narrow_hull(v, hull); }
   template <class U>
   static const ArbBall& value_of(const U&) { throw ContractError("forward", "pairwise softmax on a point type"); }
   template <class U>
@@ -312,6 +325,7 @@ template Vec<mpfr::mpreal> token_state(const ModelT<mpfr::mpreal>&, const ParamL
 template Vec<DualBall> token_state(const ModelT<DualBall>&, const ParamLayout&, const Vec<DualBall>&, int);
 template Vec<ArbBall> token_state(const ModelT<ArbBall>&, const ParamLayout&, const Vec<ArbBall>&, int);
 template Vec<AffineForm> token_state(const ModelT<AffineForm>&, const ParamLayout&, const Vec<AffineForm>&, int);
+template Vec<DoubleAffineForm> token_state(const ModelT<DoubleAffineForm>&, const ParamLayout&, const Vec<DoubleAffineForm>&, int);
 
 template ForwardResult<double> forward(const ModelT<double>&, const ParamLayout&, const Sequence<double>&);
 template ForwardResult<mpfr::mpreal> forward(const ModelT<mpfr::mpreal>&, const ParamLayout&,
@@ -319,5 +333,7 @@ template ForwardResult<mpfr::mpreal> forward(const ModelT<mpfr::mpreal>&, const 
 template ForwardResult<ArbBall> forward(const ModelT<ArbBall>&, const ParamLayout&, const Sequence<ArbBall>&);
 template ForwardResult<DualBall> forward(const ModelT<DualBall>&, const ParamLayout&, const Sequence<DualBall>&);
 template ForwardResult<AffineForm> forward(const ModelT<AffineForm>&, const ParamLayout&, const Sequence<AffineForm>&);
+template ForwardResult<DoubleAffineForm> forward(const ModelT<DoubleAffineForm>&, const ParamLayout&,
+                                                 const Sequence<DoubleAffineForm>&);
 
 }  // namespace infoflow

@@ -1,5 +1,6 @@
 #include "numerics/scalar/affine_form.hpp"
 
+#include "numerics/scalar/affine_linearisation.hpp"
 #include "numerics/util/mutation.hpp"
 
 #include <algorithm>
@@ -8,70 +9,21 @@ namespace infoflow {
 
 namespace {
 
-// |b|'s upper bound as an exact ball (zero radius).
-ArbBall magnitude(const ArbBall& b) {
-  ArbBall m(b.prec());
-  arb_get_abs_ubound_arf(arb_midref(m.raw()), b.raw(), b.prec());
-  return m;
-}
+using affine_detail::intersection;
+using affine_detail::magnitude;
 
 // Adds [−|e|, |e|] (e's upper magnitude) to the ball: a remainder absorbed into the centre.
 void add_remainder(ArbBall& b, const ArbBall& e) { arb_add_error(b.raw(), e.raw()); }
 
-// a ∩ b, or an indeterminate ball when they do not meet (two enclosures of one quantity that are disjoint: one is
-// wrong, and nothing may be concluded from either).
-ArbBall intersection(const ArbBall& a, const ArbBall& b) {
-  const long prec = std::max(a.prec(), b.prec());
-  if (!a.is_finite()) return b;
-  if (!b.is_finite()) return a;
-  ArbBall r(prec);
-  if (!arb_intersection(r.raw(), a.raw(), b.raw(), prec)) arb_indeterminate(r.raw());
-  return r;
-}
-
-// f(v) given f(x) = α·x + ζ + e with |e| ≤ |δ| for every x in v's range, and `image` ⊇ f(v's range): the form
-// α·v + ζ ± |δ| with hull `image`.
-AffineForm linear_image(const AffineForm& v, const ArbBall& alpha, const ArbBall& zeta, const ArbBall& delta,
-                        const ArbBall& image) {
-  AffineForm r(alpha * v.centre + zeta);
-  r.hull = image;
-  add_remainder(r.centre, delta);
-  r.coef.reserve(v.coef.size());
-  for (const ArbBall& a : v.coef) r.coef.push_back(alpha * a);
-  return r;
-}
-
-// The linearisation on [lo, hi] from the range [g_lo, g_hi] of f(x) − α·x there: ζ its midpoint, δ its half width.
-AffineForm chebyshev_image(const AffineForm& v, const ArbBall& alpha, const ArbBall& g_lo, const ArbBall& g_hi,
-                           const ArbBall& image) {
-  const ArbBall half(0.5, v.prec());
-  return linear_image(v, alpha, (g_hi + g_lo) * half, (g_hi - g_lo) * half, image);
-}
-
-// The exact ends of a ball (zero radius), or false when it is not finite or has no width.
-bool ends(const ArbBall& range, ArbBall& lo, ArbBall& hi) {
-  if (!range.is_finite()) return false;
-  lo = range.lower_end();
-  hi = range.upper_end();
-  return less(lo, hi) == Tribool::True;
-}
-
-// An enclosure of w p (2p − 1) over the box, for a softmax weight w and another's p (w + p ≤ 1) with p ∈ P: it is
-// at most p(1 − p)|1 − 2p| in magnitude, whose largest value on P is at P's ends or at p = ½ ± 1/(2√3), and its sign
-// is 2p − 1's where that is known.
-ArbBall curvature_bound(const ArbBall& P) {
-  const long prec = P.prec();
-  const ArbBall one(1.0, prec), two(2.0, prec);
-  const auto g = [&](const ArbBall& p) { return magnitude(p * (one - p) * (one - two * p)); };
-  const ArbBall lo = max(P.lower_end(), ArbBall(0.0, prec)), hi = min(P.upper_end(), one);
-  ArbBall top = max(g(lo), g(hi));
-  const ArbBall offset = one / (two * sqrt(ArbBall(3.0, prec)));
-  for (const ArbBall& critical : {ArbBall(0.5, prec) - offset, ArbBall(0.5, prec) + offset})
-    if (!(critical.upper() < lo.lower() || critical.lower() > hi.upper())) top = max(top, g(critical));
-  const ArbBall zero(0.0, prec);
-  if (P.upper() <= 0.5) return ArbBall::interval(-top, zero);
-  if (P.lower() >= 0.5) return ArbBall::interval(zero, top);
-  return ArbBall::interval(-top, top);
+// The product of two intervals held as balls, from their ends: a ball product (|m₁m₂| ± (|m₁|r₂ + |m₂|r₁ + r₁r₂))
+// is wider where the balls are wide relative to their midpoints, e.g. [−1.27, 0.03]·[0.5, 1.5].
+ArbBall interval_product(const ArbBall& a, const ArbBall& b) {
+  if (!a.is_finite() || !b.is_finite()) return a * b;
+  const ArbBall a_lo = a.lower_end(), a_hi = a.upper_end(), b_lo = b.lower_end(), b_hi = b.upper_end();
+  const ArbBall p[4] = {a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi};
+  ArbBall lo = p[0], hi = p[0];
+  for (const ArbBall& x : p) lo = min(lo, x), hi = max(hi, x);
+  return ArbBall::interval(lo, hi);
 }
 
 }  // namespace
@@ -125,7 +77,7 @@ AffineForm& AffineForm::operator*=(const AffineForm& o) {
   // (c₁ + Σ a_i ε_i)(c₂ + Σ b_i ε_i) = c₁c₂ + Σ (c₁ b_i + c₂ a_i) ε_i + Σ_i a_i b_i ε_i² + Σ_{i≠j} a_i b_j ε_i ε_j.
   // ε_i² ∈ [0, 1] puts the diagonal in a_i b_i·[0, 1]; the rest is at most Σ_{i≠j} |a_i||b_j|.
   const long p = std::max(prec(), o.prec());
-  hull *= o.hull;
+  hull = coef.empty() || o.coef.empty() ? hull * o.hull : interval_product(hull, o.hull);
   if (o.coef.empty()) {
     for (ArbBall& a : coef) a *= o.centre;
     centre *= o.centre;
@@ -185,152 +137,26 @@ AffineForm operator-(const AffineForm& a) {
   return r;
 }
 
-AffineForm exp(const AffineForm& a) {
-  const ArbBall range = a.range();
-  const ArbBall image = exp(range);
-  ArbBall lo, hi;
-  if (a.coef.empty() || !ends(range, lo, hi)) return AffineForm(image);
-  // Convex: the secant slope α = (e^hi − e^lo)/(hi − lo); e^x − α·x is largest at both ends and smallest at x = log α.
-  const ArbBall e_lo = exp(lo), e_hi = exp(hi);
-  // Mutant: the min-range slope e^lo with the secant's remainder formulas, which then give a remainder of 0.
-  const ArbBall alpha = mutated(Mutant::AffineExpMinRangeSlope) ? e_lo : (e_hi - e_lo) / (hi - lo);
-  const ArbBall one(1.0, a.prec());
-  const ArbBall g_max = e_lo - alpha * lo;
-  const ArbBall g_min = alpha * (one - log(alpha));
-  return chebyshev_image(a, alpha, g_min, g_max, image);
-}
-
-AffineForm sqrt_nonneg(const AffineForm& a) {
-  const long prec = a.prec();
-  const ArbBall range = a.range();
-  const ArbBall image = sqrt_nonneg(range);
-  if (!range.is_finite() || a.coef.empty()) return AffineForm(image);
-  const ArbBall zero(0.0, prec);
-  if (range.upper() <= 0) return AffineForm(zero);
-  const ArbBall lo = max(range.lower_end(), zero), hi = range.upper_end();
-  if (less(lo, hi) != Tribool::True) return AffineForm(image);
-  // Concave: secant slope α = 1/(√lo + √hi); √x − α·x equals √lo·√hi·α at both ends and peaks at 1/(4α).
-  const ArbBall s_lo = sqrt(lo), s_hi = sqrt(hi);
-  const ArbBall alpha = ArbBall(1.0, prec) / (s_lo + s_hi);
-  const ArbBall g_end = s_lo * s_hi * alpha;
-  const ArbBall g_top = ArbBall(0.25, prec) / alpha;
-  return chebyshev_image(a, alpha, g_end, g_top, image);
-}
-
-AffineForm reciprocal(const AffineForm& a, const ArbBall& known) {
-  const long prec = a.prec();
-  const ArbBall range = intersection(a.range(), known);
-  const ArbBall one(1.0, prec);
-  ArbBall lo, hi;
-  if (a.coef.empty() || !ends(range, lo, hi)) return AffineForm(one / range);
-  if (range.lower() <= 0 && range.upper() >= 0) return AffineForm(one / range);  // indeterminate: 0 is in the range
-  if (range.upper() < 0) return -reciprocal(-a, -known);
-  // Convex and decreasing on lo > 0: secant slope −1/(lo·hi); 1/x + x/(lo·hi) is 1/lo + 1/hi at both ends and
-  // 2/√(lo·hi) at x = √(lo·hi).
-  const ArbBall product = lo * hi;
-  const ArbBall alpha = -(one / product);
-  const ArbBall g_max = one / lo + one / hi;
-  const ArbBall g_min = ArbBall(2.0, prec) / sqrt(product);
-  const ArbBall image = one / range;
-  if (mutated(Mutant::AffineReciprocalRemainderHalved))
-    return linear_image(a, alpha, (g_max + g_min) * ArbBall(0.5, prec), (g_max - g_min) * ArbBall(0.25, prec), image);
-  return chebyshev_image(a, alpha, g_min, g_max, image);
-}
-
-AffineForm softmax_weight(const std::vector<AffineForm>& z) {
-  const long prec = z.empty() ? ArbBall::kDefaultPrec : z.front().prec();
-  const ArbBall one(1.0, prec);
-  if (z.empty()) return AffineForm(one);
-  // The ranges Z_s = [m_s − r_s, m_s + r_s] of the differences; every value the z take on the box is in their product.
-  const std::size_t k = z.size();
-  std::vector<ArbBall> m, r, lo, hi;
-  for (const AffineForm& zs : z) {
-    const ArbBall range = zs.range();
-    if (!range.is_finite()) {  // no linearisation: the weight's interval enclosure (0, 1]
-      ArbBall sum = one;
-      for (const AffineForm& zu : z) sum += exp(zu.range());
-      ArbBall w = one / sum;
-      if (!w.is_finite()) w = ArbBall::interval(0.0, 1.0, prec);
-      return AffineForm(w);
-    }
-    ArbBall mid(prec), rad(prec);
-    arf_set(arb_midref(mid.raw()), arb_midref(range.raw()));
-    arb_get_rad_arb(rad.raw(), range.raw());
-    m.push_back(mid), r.push_back(rad), lo.push_back(range.lower_end()), hi.push_back(range.upper_end());
+AffineForm affine_combination(const ArbBall& constant, const std::vector<ArbBall>& g,
+                              const std::vector<const AffineForm*>& args, const ArbBall& image) {
+  AffineForm r(constant);
+  r.hull = image;
+  const long prec = r.prec();
+  for (std::size_t s = 0; s < g.size(); ++s) {
+    const AffineForm& z = *args[s];
+    arb_addmul(r.centre.raw(), g[s].raw(), z.centre.raw(), prec);
+    if (z.coef.empty()) continue;
+    if (r.coef.empty()) r.coef.assign(z.coef.size(), ArbBall(0.0, prec));
+    for (std::size_t i = 0; i < z.coef.size(); ++i) arb_addmul(r.coef[i].raw(), g[s].raw(), z.coef[i].raw(), prec);
   }
-  // w and the other tokens' weights p_s = w·e^{z_s} over the z box, each monotone in every z_u (w decreasing;
-  // p_s increasing in z_s, decreasing in the others), so their ranges come from the box's corners.
-  std::vector<ArbBall> e_lo, e_hi;
-  ArbBall sum_lo = one, sum_hi = one;
-  for (std::size_t s = 0; s < k; ++s) {
-    e_lo.push_back(exp(lo[s])), e_hi.push_back(exp(hi[s]));
-    sum_lo += e_lo[s], sum_hi += e_hi[s];
-  }
-  const ArbBall w_box = ArbBall::interval(one / sum_hi, one / sum_lo);
-  std::vector<ArbBall> p_box;
-  for (std::size_t s = 0; s < k; ++s) {
-    // p_s's least value: z_s at its lower end, the others at their upper ends; its greatest, the reverse.
-    const ArbBall least = e_lo[s] / (sum_hi - e_hi[s] + e_lo[s]);
-    const ArbBall most = e_hi[s] / (sum_lo - e_lo[s] + e_hi[s]);
-    p_box.push_back(ArbBall::interval(least, most));
-  }
-  // Lagrange remainder of the tangent plane at m: ½ Σ_{s,u} ∂²w/∂z_s∂z_u(ξ) δ_s δ_u with |δ_s| ≤ r_s, where
-  // ∂w/∂z_s = −w p_s and ∂²w/∂z_s∂z_u = 2 w p_s p_u − [s = u] w p_s. Interval evaluation of these is loose (w and p
-  // move together), so each is also bounded through w + Σ_s p_s = 1: |w p_s (2p_s − 1)| ≤ p_s (1 − p_s)|1 − 2p_s|
-  // (at most 1/(6√3)) and 2 w p_s p_u ≤ 2/27; a diagonal term whose sign is known (p_s on one side of ½) lies in
-  // ½ H_ss·[0, r_s²] (δ_s² ≥ 0), whose midpoint moves into the centre, like a product's diagonal.
-  const ArbBall half(0.5, prec), unit = ArbBall::interval(0.0, 1.0, prec);
-  ArbBall remainder(0.0, prec);
-  AffineForm result(ArbBall(0.0, prec));
-  for (std::size_t s = 0; s < k; ++s)
-    for (std::size_t u = 0; u < k; ++u) {
-      if (s != u) {
-        const ArbBall h = ArbBall(2.0, prec) * w_box * p_box[s] * p_box[u];
-        remainder += min(magnitude(h), ArbBall(2.0, prec) / ArbBall(27.0, prec)) * r[s] * r[u];
-        continue;
-      }
-      const ArbBall& p = p_box[s];
-      ArbBall h = w_box * p * (ArbBall(2.0, prec) * p - one), bound = curvature_bound(p), both(prec);
-      if (!arb_intersection(both.raw(), h.raw(), bound.raw(), prec)) both = bound;
-      result.centre += half * both * r[s] * r[s] * unit;
-    }
-  remainder *= half;
-  if (mutated(Mutant::AffineSoftmaxRemainderHalved)) remainder *= half, result.centre *= half;
-  // The tangent plane: w(m) + Σ_s g_s (z_s − m_s) with g_s = −w(m) p_s(m), on the forms z_s = C_s + Σ_i A_si ε_i.
-  ArbBall sum_m = one;
-  std::vector<ArbBall> e_m;
-  for (std::size_t s = 0; s < k; ++s) e_m.push_back(exp(m[s])), sum_m += e_m.back();
-  const ArbBall w_m = one / sum_m;
-  result.centre += w_m;
-  result.hull = w_box;
-  for (std::size_t s = 0; s < k; ++s) {
-    const ArbBall g = -(w_m * w_m * e_m[s]);
-    result.centre += g * (z[s].centre - m[s]);
-    if (z[s].coef.empty()) continue;
-    if (result.coef.empty()) result.coef.assign(z[s].coef.size(), ArbBall(0.0, prec));
-    for (std::size_t i = 0; i < z[s].coef.size(); ++i) arb_addmul(result.coef[i].raw(), g.raw(), z[s].coef[i].raw(), prec);
-  }
-  add_remainder(result.centre, remainder);
-  return result;
+  return r;
 }
 
-AffineForm relu(const AffineForm& a) {
-  const long prec = a.prec();
-  const ArbBall range = a.range();
-  const ArbBall zero(0.0, prec);
-  if (!range.is_finite() || a.coef.empty()) return AffineForm(max(range, zero));
-  if (range.lower() >= 0) return a;
-  if (range.upper() <= 0) return AffineForm(zero);
-  // Straddling 0: the chord α = hi/(hi − lo); ReLU(x) − α·x runs from 0 (at 0) to −α·lo (at both ends).
-  const ArbBall lo = range.lower_end(), hi = range.upper_end();
-  const ArbBall alpha = hi / (hi - lo);
-  return chebyshev_image(a, alpha, zero, -(alpha * lo), max(range, zero));
-}
-
-AffineForm max(const AffineForm& a, const AffineForm& b) {
-  // max(a, b) = b + ReLU(a − b), exactly: the relation to the inputs survives a max (and min(a, b) = −max(−a, −b)).
-  AffineForm r = b + relu(a - b);
-  return narrow_hull(r, max(a.range(), b.range()));
-}
+AffineForm exp(const AffineForm& a) { return affine_detail::exp_form(a); }
+AffineForm sqrt_nonneg(const AffineForm& a) { return affine_detail::sqrt_nonneg_form(a); }
+AffineForm reciprocal(const AffineForm& a, const ArbBall& known) { return affine_detail::reciprocal_form(a, known); }
+AffineForm softmax_weight(const std::vector<AffineForm>& z) { return affine_detail::softmax_weight_form(z); }
+AffineForm relu(const AffineForm& a) { return affine_detail::relu_form(a); }
+AffineForm max(const AffineForm& a, const AffineForm& b) { return affine_detail::max_form(a, b); }
 
 }  // namespace infoflow

@@ -37,6 +37,7 @@ struct AffineForm {
   /// two do not meet (one of them is then not an enclosure: nothing may be concluded).
   ArbBall range() const;
   long prec() const { return centre.prec(); }
+  bool is_constant() const { return coef.empty(); }
 
   AffineForm& operator+=(const AffineForm& o);
   AffineForm& operator-=(const AffineForm& o);
@@ -61,6 +62,10 @@ AffineForm reciprocal(const AffineForm& a, const ArbBall& known);
 /// linearisations, each poor where a logit range is a unit wide; with one difference of radius r this one's remainder
 /// is at most r²/(12√3) ≈ 0.048·r², and it vanishes where the softmax saturates. Its hull is the weight's exact range over the z box (monotone in every z_s).
 AffineForm softmax_weight(const std::vector<AffineForm>& z);
+/// constant + Σ_s g_s·args_s with hull `image` (a caller's enclosure of that quantity): how a linearisation's ball
+/// coefficients become a form (numerics/scalar/affine_linearisation.hpp).
+AffineForm affine_combination(const ArbBall& constant, const std::vector<ArbBall>& g,
+                              const std::vector<const AffineForm*>& args, const ArbBall& image);
 /// acc += a·b without temporaries when a or b is a constant (a weight times a state: every matrix-vector product).
 void add_product(AffineForm& acc, const AffineForm& a, const AffineForm& b);
 /// The form with its hull narrowed by `interval`, a second enclosure of the same quantity.

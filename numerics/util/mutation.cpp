@@ -277,6 +277,10 @@ const std::vector<MutantInfo>& all_mutants() {
        "the softmax weight's tangent plane adds half of its Lagrange remainder bound (the Hessian over the logit "
        "differences' ranges) to the centre",
        {}, false, kAffinePointwiseTest},
+      {Mutant::DoubleAffineReluRemainderHalved, "double-affine-relu-remainder-halved",
+       "the double affine form's ReLU chord (the search's own, done in doubles) adds half of its remainder G to the "
+       "centre, G/4 ± G/4 instead of G/2 ± G/2",
+       {}, false, kAffinePointwiseTest},
       {Mutant::SymmetryIgnoresPositions, "symmetry-ignores-positions",
        "certify takes a model with a positional table as invariant under token permutations, so it leaves out boxes "
        "whose error is not an image of any box it searches",

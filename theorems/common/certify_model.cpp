@@ -83,6 +83,20 @@ void add_error(ArbBall& b, const mpfr::mpreal& radius) {
   arf_clear(r);
 }
 
+// The search bounds boxes by the double affine form (DoubleAffineForm), whose rounding errors are bounded at 53 bits;
+// the checker re-encloses each leaf by the arb form (AffineForm), whose radii are 30-bit mantissas rounded up at every
+// operation (and whose midpoints round at the working precision), so its enclosure of the same box is wider by about
+// 2^-30 of the radii per operation. The search's range is widened by 2^-16 of its half-width and 2^-100 of its
+// magnitude, so that every leaf the search bounded is one the checker can confirm (up to 2^14 operations): the claim
+// stays an upper bound, looser by at most 1.5e-5 of the range's width.
+ArbBall checkable(ArbBall range) {
+  if (!range.is_finite()) return range;
+  const double lo = range.lower(), hi = range.upper();
+  const double margin = std::ldexp(hi - lo, -17) + std::ldexp(std::max(std::fabs(lo), std::fabs(hi)), -100);
+  arb_add_error(range.raw(), ArbBall(margin, 53).raw());
+  return range;
+}
+
 // e(X) = model(X) − F(X) on boxes (dual balls, for the mean-value form) and at points (arb), for one model, target,
 // T and d: what the branch-and-bound and the enclosure audit evaluate.
 class ErrorEvaluation {
@@ -97,6 +111,7 @@ class ErrorEvaluation {
         dual_(convert_model<DualBall>(model, Precision{prec_})),
         ball_(convert_model<ArbBall>(model, Precision{prec_})),
         affine_(convert_model<AffineForm>(model, Precision{prec_})),
+        fast_(convert_model<DoubleAffineForm>(model, Precision{prec_})),
         double_(convert_model<double>(model, Precision{53})),
         layout_(model.arch),
         target_(target),
@@ -108,11 +123,13 @@ class ErrorEvaluation {
       add_error(dual_.params[i].value, rounding->param_radius[i]);
       add_error(ball_.params[i], rounding->param_radius[i]);
       add_error(affine_.params[i].centre, rounding->param_radius[i]);
+      add_error(fast_.params[i], ArbBall(rounding->param_radius[i], prec_));
     }
     for (std::size_t i = 0; i < rounding->temperature_radius.size(); ++i) {
       add_error(dual_.temperatures[i].value, rounding->temperature_radius[i]);
       add_error(ball_.temperatures[i], rounding->temperature_radius[i]);
       add_error(affine_.temperatures[i].centre, rounding->temperature_radius[i]);
+      add_error(fast_.temperatures[i], ArbBall(rounding->temperature_radius[i], prec_));
     }
   }
   /// e over the box whose sides are the dual balls' values: its value is the natural enclosure intersected with the
@@ -133,20 +150,35 @@ class ErrorEvaluation {
       return e;
     };
   }
-  /// e's affine form over the box with these sides (balls; input i is token i / d, coordinate i % d), and its range.
-  AffineForm affine_error(const std::vector<ArbBall>& sides) const {
-    std::vector<AffineForm> x;
-    for (std::size_t i = 0; i < sides.size(); ++i) x.push_back(AffineForm::variable(sides[i], i, sides.size()));
-    const Sequence<AffineForm> X = as_sequence(x, T_, d_);
-    return forward(affine_, layout_, X).y - evaluate_target(target_, X, Precision{prec_});
+  /// e's affine form over the box with these sides (balls; input i is token i / d, coordinate i % d): in arb
+  /// (AffineForm, the checker's) or in doubles (DoubleAffineForm, the search's).
+  template <class Form>
+  Form affine_error(const std::vector<ArbBall>& sides) const {
+    std::vector<Form> x;
+    for (std::size_t i = 0; i < sides.size(); ++i) x.push_back(Form::variable(sides[i], i, sides.size()));
+    const Sequence<Form> X = as_sequence(x, T_, d_);
+    const ModelT<Form>* model = nullptr;
+    if constexpr (std::is_same_v<Form, AffineForm>) model = &affine_;
+    else model = &fast_;
+    return forward(*model, layout_, X).y - evaluate_target(target_, X, Precision{prec_});
   }
-  ArbBall affine_range(const std::vector<ArbBall>& sides) const { return affine_error(sides).range(); }
-  /// The affine form's range alone, with its coefficients as the trend (certify --enclosure affine-only).
-  RangeEvaluation range() const {
+  ArbBall affine_range(const std::vector<ArbBall>& sides) const {
+    return checkable(affine_error<DoubleAffineForm>(sides).range());
+  }
+  /// The affine form's range alone, with its coefficients as the trend (certify --enclosure affine-only): the search's
+  /// in doubles; the checker's (`in_arb`) in arb, an independent evaluation of the same linearisations.
+  RangeEvaluation range(bool in_arb = false) const {
+    if (in_arb)
+      return [this](const std::vector<ArbBall>& sides) {
+        const AffineForm form = affine_error<AffineForm>(sides);
+        BoxRange r{form.range(), std::vector<double>(sides.size(), 0.0)};
+        for (std::size_t i = 0; i < form.coef.size() && i < sides.size(); ++i) r.trend[i] = form.coef[i].mid();
+        return r;
+      };
     return [this](const std::vector<ArbBall>& sides) {
-      const AffineForm form = affine_error(sides);
-      BoxRange r{form.range(), std::vector<double>(sides.size(), 0.0)};
-      for (std::size_t i = 0; i < form.coef.size() && i < sides.size(); ++i) r.trend[i] = form.coef[i].mid();
+      const DoubleAffineForm form = affine_error<DoubleAffineForm>(sides);
+      BoxRange r{checkable(form.range()), std::vector<double>(sides.size(), 0.0)};
+      for (std::size_t i = 0; i < form.coef.size() && i < sides.size(); ++i) r.trend[i] = form.coef[i];
       return r;
     };
   }
@@ -172,6 +204,7 @@ class ErrorEvaluation {
   ModelT<DualBall> dual_;
   ModelT<ArbBall> ball_;
   ModelT<AffineForm> affine_;
+  ModelT<DoubleAffineForm> fast_;
   ModelT<double> double_;
   ParamLayout layout_;
   const ParsedTarget& target_;  // the caller's, alive while this is
@@ -217,6 +250,28 @@ ArbBall affine_at(const AffineForm& f, const std::vector<ArbBall>& sides, const 
   return r;
 }
 
+// The double form at the point x: c + Σ_i a_i ε_i ± radius, with ε_i = (x_i − m_i)/r_i for the double centre m_i and
+// half-width r_i its inputs were given (DoubleAffineForm::variable), in arb.
+ArbBall affine_at(const DoubleAffineForm& f, const std::vector<ArbBall>& sides, const std::vector<ArbBall>& x) {
+  const long prec = x.empty() ? kPrec : x.front().prec();
+  ArbBall r(f.centre, prec);
+  for (std::size_t i = 0; i < f.coef.size(); ++i) {
+    const DoubleAffineForm input = DoubleAffineForm::variable(sides[i], i, sides.size());
+    if (input.coef.size() <= i || input.coef[i] == 0.0) continue;  // a thin side: its symbol's coefficient is 0
+    r += ArbBall(f.coef[i], prec) * ((x[i] - ArbBall(input.centre, prec)) / ArbBall(input.coef[i], prec));
+  }
+  arb_add_error(r.raw(), ArbBall(f.radius, prec).raw());
+  return r;
+}
+
+// How far the point value v lies outside the form's range and outside its value at the point (≤ 0: inside both).
+template <class Form>
+double affine_excess(const Form& form, const std::vector<ArbBall>& sides, const std::vector<ArbBall>& x, const ArbBall& v) {
+  const ArbBall range = form.range(), related = affine_at(form, sides, x);
+  return std::max({v.lower() - range.upper(), range.lower() - v.upper(), v.lower() - related.upper(),
+                   related.lower() - v.upper()});
+}
+
 }  // namespace
 
 EnclosureAudit audit_box_enclosures(const Model& model, const std::string& target, int T, int boxes, int points,
@@ -242,10 +297,10 @@ EnclosureAudit audit_box_enclosures(const Model& model, const std::string& targe
       sides.push_back(ArbBall::interval(lo[i], hi[i], kPrec));
     }
     const ArbBall enclosure = box_enclosure(on_box, at_point, lo, hi, kPrec);
-    // The affine form alone: its range, and its value at each point's own noise symbols (the relation it claims,
-    // which a remainder too small breaks long before the range does).
-    const AffineForm form = e.affine_error(sides);
-    const ArbBall affine = form.range();
+    // The affine forms alone (arb and double): each one's range, and its value at each point's own noise symbols (the
+    // relation it claims, which a remainder too small breaks long before the range does).
+    const AffineForm form = e.affine_error<AffineForm>(sides);
+    const DoubleAffineForm fast = e.affine_error<DoubleAffineForm>(sides);
     ++a.boxes;
     for (int p = 0; p < points; ++p) {
       std::vector<ArbBall> x;
@@ -254,12 +309,10 @@ EnclosureAudit audit_box_enclosures(const Model& model, const std::string& targe
       ++a.points;
       // A point value that lies (as a ball) entirely outside the box's enclosure: the enclosure is not one.
       const double excess = std::max(v.lower() - enclosure.upper(), enclosure.lower() - v.upper());
-      const ArbBall related = affine_at(form, sides, x);
-      const double affine_excess = std::max({v.lower() - affine.upper(), affine.lower() - v.upper(),
-                                             v.lower() - related.upper(), related.lower() - v.upper()});
-      if (excess > 0 || affine_excess > 0) {
+      const double affine = std::max(affine_excess(form, sides, x, v), affine_excess(fast, sides, x, v));
+      if (excess > 0 || affine > 0) {
         ++a.violations;
-        a.worst_excess = std::max({a.worst_excess, excess, affine_excess});
+        a.worst_excess = std::max({a.worst_excess, excess, affine});
       }
     }
   }
@@ -498,7 +551,7 @@ CertificateCheckReport check_certificate_file(const json& certificate, const Mod
   // is enclosed, the ones the search left out too.
   const std::size_t block = token_permutation_block(f.model.arch, target, q.T, q.d, rep.claim.lo, rep.claim.hi);
   rep.verdict = check_certificate(rep.claim, evaluation.on_box(), evaluation.at_point(), threads, budget_seconds, block,
-                                  evaluation.range());
+                                  evaluation.range(/*in_arb=*/true));
   rep.covers = q.execution == "double"
                    ? "the real-number function of the weights rounded to double over the box, and its float64 execution "
                      "(ForwardPass<double>) through the rounding bound below"

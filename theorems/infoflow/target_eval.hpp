@@ -9,6 +9,7 @@
 // bil_i and lin_i stand for unspecified functions and cannot be evaluated.
 #include "numerics/model/forward.hpp"
 #include "numerics/scalar/affine_form.hpp"
+#include "numerics/scalar/double_affine_form.hpp"
 #include "numerics/scalar/dual_ball.hpp"
 #include "numerics/util/errors.hpp"
 #include "theorems/infoflow/target_syntax.hpp"
@@ -29,7 +30,7 @@ namespace target_eval_detail {
 
 inline double sqrt_nonneg(double x) { return std::sqrt(x > 0 ? x : 0.0); }
 inline mpfr::mpreal sqrt_nonneg(const mpfr::mpreal& x) { return x > 0 ? mpfr::sqrt(x) : mpfr::mpreal(0, x.get_prec()); }
-using infoflow::sqrt_nonneg;  // ArbBall, DualBall and AffineForm
+using infoflow::sqrt_nonneg;  // ArbBall, DualBall and the affine forms
 
 template <class S>
 S min_of(const S& a, const S& b) {
