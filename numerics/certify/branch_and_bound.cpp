@@ -135,8 +135,7 @@ Evaluated evaluate_range(Box box, const RangeEvaluation& on_box, const PointEval
   const auto trend = [&](std::size_t i) { return i < range.trend.size() && std::isfinite(range.trend[i]) ? range.trend[i] : 0.0; };
   double best_width = -1, best_trend = -1;
   for (std::size_t i = 0; i < n; ++i) {
-    const double mid = 0.5 * (box.lo[i] + box.hi[i]);
-    if (!(mid > box.lo[i] && mid < box.hi[i])) continue;  // a side that can no longer be split
+    if (!(centre[i] > box.lo[i] && centre[i] < box.hi[i])) continue;  // a side that can no longer be split
     const double w = (box.hi[i] - box.lo[i]) / span[i];
     if (w > best_width || (w == best_width && std::fabs(trend(i)) > best_trend))
       best_width = w, best_trend = std::fabs(trend(i)), box.split = static_cast<int>(i);

@@ -60,8 +60,8 @@ struct CertificateVerdict {
 /// budget_seconds > 0 the check stops once that much time has passed (between batches of 256 leaves) and reports
 /// out_of_time: not verified, and not refuted either.
 /// `range` (optional): a further enclosure of each leaf (the affine form's range, evaluated on the same sides as the
-/// range search's), whose ends are intersected with the others' in doubles, so that a leaf the range search bounded
-/// is never bounded more loosely here.
+/// range search's), whose ends are intersected with the others' in doubles; with a search range widened as
+/// certify_model.cpp's `checkable` does, a leaf the range search bounded is never bounded more loosely here.
 CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEvaluation& on_box,
                                      const PointEvaluation& at_point, int threads, double budget_seconds = 0,
                                      std::size_t permutation_block = 0, const RangeEvaluation& range = {});

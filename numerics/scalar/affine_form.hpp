@@ -9,9 +9,9 @@
 // rounding) is absorbed into C's radius and no separate error term is needed; arb rounds every ball outward.
 //
 // Unlike an interval, the form keeps how a quantity depends on the inputs: q·(k_s − k_t) on a small box is nearly
-// linear, and the form's width shrinks quadratically with the box (the interval's and the mean-value form's, only
 // linearly). exp, 1/x and √x are linearised by their Chebyshev (secant-slope) approximations, ReLU by its chord;
-// max(a, b) = b + ReLU(a − b), so min and max keep the relation too.
+// max(a, b) = b + ReLU(a − b), so min and max keep the relation too. The linearisations are shared with the double
+// form the search uses (affine_linearisation.hpp, double_affine_form.hpp); this type is the checker's.
 //
 // Each form also carries an interval `hull` of its quantity, propagated by plain ball arithmetic (and narrowed by any
 // other enclosure a caller knows, e.g. a softmax weight's): range() is the form's range intersected with it, and every

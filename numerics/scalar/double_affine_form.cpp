@@ -14,9 +14,9 @@ constexpr double kUnit = 0x1p-53;   // u: round-to-nearest's relative error boun
 constexpr double kEta = 0x1p-1074;  // η: an underflowing product's absolute error is at most η/2
 
 // An upper bound of the exact sum of n nonnegative terms, each given as its double with at most one rounding of its
-// own (so the exact term is at most t(1 + u) + η/2), accumulated here in round-to-nearest: the n additions and the
-// terms' own roundings lose at most a factor (1 − u)^(n+1) ≤ 1/(1 + 2(n + 1)u), and the final scaling's own two
-// roundings are inside the further 4u. NaN and +inf pass through (an indeterminate radius).
+// own (so the exact term is at most t(1 + u) + η/2), accumulated here in round-to-nearest: the exact sum is at most
+// the computed one over (1 − u)^(n+1), i.e. times at most 1 + 2(n + 1)u (for (n + 1)u ≤ ½), plus the terms' η's, and
+// the final scaling's own two roundings are inside the further 4u. NaN and +inf pass through (an indeterminate radius).
 class RadiusSum {
  public:
   void add(double term) { s_ += term, ++n_; }

@@ -166,21 +166,11 @@ class ErrorEvaluation {
     return checkable(affine_error<DoubleAffineForm>(sides).range());
   }
   /// The affine form's range alone, with its coefficients as the trend (certify --enclosure affine-only): the search's
-  /// in doubles; the checker's (`in_arb`) in arb, an independent evaluation of the same linearisations.
+  /// in doubles, widened to what the checker can confirm; the checker's (`in_arb`) in arb, an independent evaluation
+  /// of the same linearisations.
   RangeEvaluation range(bool in_arb = false) const {
-    if (in_arb)
-      return [this](const std::vector<ArbBall>& sides) {
-        const AffineForm form = affine_error<AffineForm>(sides);
-        BoxRange r{form.range(), std::vector<double>(sides.size(), 0.0)};
-        for (std::size_t i = 0; i < form.coef.size() && i < sides.size(); ++i) r.trend[i] = form.coef[i].mid();
-        return r;
-      };
-    return [this](const std::vector<ArbBall>& sides) {
-      const DoubleAffineForm form = affine_error<DoubleAffineForm>(sides);
-      BoxRange r{checkable(form.range()), std::vector<double>(sides.size(), 0.0)};
-      for (std::size_t i = 0; i < form.coef.size() && i < sides.size(); ++i) r.trend[i] = form.coef[i];
-      return r;
-    };
+    if (in_arb) return [this](const std::vector<ArbBall>& sides) { return box_range<AffineForm>(sides); };
+    return [this](const std::vector<ArbBall>& sides) { return box_range<DoubleAffineForm>(sides); };
   }
   /// e in double (the weights rounded to double): which candidate points deserve an arb evaluation, never a bound.
   PointEstimate estimate() const {
@@ -203,6 +193,17 @@ class ErrorEvaluation {
   long prec_;
   ModelT<DualBall> dual_;
   ModelT<ArbBall> ball_;
+  template <class Form>
+  BoxRange box_range(const std::vector<ArbBall>& sides) const {
+    const Form form = affine_error<Form>(sides);
+    BoxRange r{form.range(), std::vector<double>(sides.size(), 0.0)};
+    for (std::size_t i = 0; i < form.coef.size() && i < sides.size(); ++i) r.trend[i] = midpoint(form.coef[i]);
+    if constexpr (std::is_same_v<Form, DoubleAffineForm>) r.value = checkable(r.value);
+    return r;
+  }
+  static double midpoint(const ArbBall& a) { return a.mid(); }
+  static double midpoint(double a) { return a; }
+
   ModelT<AffineForm> affine_;
   ModelT<DoubleAffineForm> fast_;
   ModelT<double> double_;
@@ -544,8 +545,9 @@ CertificateCheckReport check_certificate_file(const json& certificate, const Mod
   if (rep.claim.lo.size() != static_cast<std::size_t>(q.T * q.d))
     throw InputError("certificate", "its box has " + std::to_string(rep.claim.lo.size()) + " coordinates, not T*d = " +
                                         std::to_string(q.T * q.d));
-  // The natural enclosure and the centred form from the dual balls, and the affine range beside them (intersected in
-  // doubles, so that no leaf is bounded more loosely than either search bounded it).
+  // The natural enclosure and the centred form from the dual balls, and the arb affine form's range beside them
+  // (intersected in doubles; the search's double range was widened by `checkable`, so no leaf is bounded more loosely
+  // here than either search bounded it).
   const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii, rep.claim.prec, /*affine=*/false);
   // The symmetry the search used is taken only when it holds here (this model, target and box); otherwise every leaf
   // is enclosed, the ones the search left out too.
