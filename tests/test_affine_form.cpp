@@ -2,6 +2,7 @@
 // 256 bits, an independent route (ball arithmetic on the point, no linearisation).
 #include "numerics/scalar/affine_form.hpp"
 #include "numerics/scalar/double_affine_form.hpp"
+#include "numerics/scalar/noise_symbols.hpp"
 #include "numerics/util/mutation.hpp"
 #include "test_support.hpp"
 #include "theorems/infoflow/target_eval.hpp"
@@ -18,7 +19,7 @@ using namespace infoflow;
 
 namespace {
 
-constexpr int kFunctions = 10;
+constexpr int kFunctions = 11;
 
 // The same function in any scalar: products, exp, √, ReLU, max, min, quotients and softmax weights (the operations
 // the forward pass and the target evaluator use). Case 9 is the affine softmax weight (softmax_weight, one
@@ -42,26 +43,38 @@ S composite(const std::vector<S>& x, int which, const S& one) {
       return sqrt_nonneg(p * p) * Tr::max_of(x[0], x[2] - x[1]);
     }
     case 8: return Tr::exp_of(-(x[0] - x[1]) * (x[0] - x[1])) - x[2] / (x[2] * x[2] + one);
-    default: {  // a token's softmax weight against two others, logit differences 3·x0·x1 − x2 and 2·x2 + x1
+    case 9: {  // a token's softmax weight against two others, logit differences 3·x0·x1 − x2 and 2·x2 + x1
       const S three = Tr::from_double(3.0, Precision{one.prec()}), two = Tr::from_double(2.0, Precision{one.prec()});
       const S z1 = three * x[0] * x[1] - x[2], z2 = two * x[2] + x[1];
       if constexpr (std::is_same_v<S, AffineForm> || std::is_same_v<S, DoubleAffineForm>) return softmax_weight({z1, z2});
       else return one / (one + Tr::exp_of(z1) + Tr::exp_of(z2));
     }
+    default: {  // two remainders named by fresh symbols (inside a FreshNoiseSymbols scope), used several times: 3p − 2p − q
+      const S three = Tr::from_double(3.0, Precision{one.prec()}), two = Tr::from_double(2.0, Precision{one.prec()});
+      S p = Tr::exp_of(x[0]) * x[1], q = x[2] * x[1];  // exp's remainder in p's centre becomes its coefficients' radii
+      if constexpr (std::is_same_v<S, AffineForm> || std::is_same_v<S, DoubleAffineForm>)
+        remainder_to_fresh_symbol(p), remainder_to_fresh_symbol(q);
+      return three * p - two * p - q;
+    }
   }
 }
 
-// The form at the point whose noise symbols are eps: C + Σ_i A_i eps_i (a ball).
+// The form at the point whose input symbols are eps: C + Σ_i A_i eps_i (a ball), a fresh symbol's term (i beyond the
+// inputs: a remainder, whose value at the point no input fixes) as ±|A_i|.
 ArbBall at_symbols(const AffineForm& f, const std::vector<ArbBall>& eps) {
   ArbBall r = f.centre;
-  for (std::size_t i = 0; i < f.coef.size(); ++i) r += f.coef[i] * eps[i];
+  for (std::size_t i = 0; i < f.coef.size(); ++i)
+    if (i < eps.size()) r += f.coef[i] * eps[i];
+    else arb_add_error(r.raw(), f.coef[i].raw());
   return r;
 }
 // The double form there: c + Σ_i a_i eps_i ± radius, in arb.
 ArbBall at_symbols(const DoubleAffineForm& f, const std::vector<ArbBall>& eps) {
   const long prec = eps.front().prec();
   ArbBall r(f.centre, prec);
-  for (std::size_t i = 0; i < f.coef.size(); ++i) r += ArbBall(f.coef[i], prec) * eps[i];
+  for (std::size_t i = 0; i < f.coef.size(); ++i)
+    if (i < eps.size()) r += ArbBall(f.coef[i], prec) * eps[i];
+    else arb_add_error(r.raw(), ArbBall(f.coef[i], prec).raw());
   arb_add_error(r.raw(), ArbBall(f.radius, prec).raw());
   return r;
 }
@@ -92,6 +105,7 @@ Violations audit(SplitMix64& rng, int boxes, int points) {
   for (int b = 0; b < boxes; ++b) {
     const int which = b % kFunctions;
     std::vector<double> lo(3), hi(3);
+    const FreshNoiseSymbols symbols(3);
     std::vector<Form> x;
     for (int i = 0; i < 3; ++i) {
       const double w = std::ldexp(1.0, -static_cast<int>(rng.uniform_index(9)));
@@ -154,8 +168,15 @@ TEST_CASE("affine forms in arb and in doubles: the same linearisations, ranges t
       x.push_back(AffineForm::variable(side, i, 3));
       y.push_back(DoubleAffineForm::variable(side, i, 3));
     }
-    const ArbBall a = composite(x, which, AffineForm(ArbBall(1.0, prec))).range();
-    const ArbBall d = composite(y, which, DoubleAffineForm(ArbBall(1.0, prec))).range();
+    ArbBall a, d;
+    {
+      const FreshNoiseSymbols symbols(3);
+      a = composite(x, which, AffineForm(ArbBall(1.0, prec))).range();
+    }
+    {
+      const FreshNoiseSymbols symbols(3);
+      d = composite(y, which, DoubleAffineForm(ArbBall(1.0, prec))).range();
+    }
     if (!a.is_finite() || !d.is_finite()) continue;
     ++boxes;
     const double scale = 1 + std::max(std::fabs(a.lower()), std::fabs(a.upper()));
@@ -178,7 +199,8 @@ TEST_CASE("affine forms: the defects of their linearisations are caught point by
   for (const Placed& m : {Placed{Mutant::AffineProductDropsRemainder, true, true}, Placed{Mutant::AffineNoiseSymbolReused, true, true},
                           Placed{Mutant::AffineExpMinRangeSlope, true, true}, Placed{Mutant::AffineReciprocalRemainderHalved, true, true},
                           Placed{Mutant::AffineSoftmaxRemainderHalved, true, true},
-                          Placed{Mutant::DoubleAffineReluRemainderHalved, false, true}}) {
+                          Placed{Mutant::DoubleAffineReluRemainderHalved, false, true},
+                          Placed{Mutant::FreshNoiseSymbolShared, true, true}}) {
     for (int form = 0; form < 2; ++form) {
       if (!(form == 0 ? m.in_arb : m.in_double)) continue;
       SplitMix64 rng = test::rng_for("affine-mutants");

@@ -223,6 +223,10 @@ class ForwardPass {
     for (int i = 0; i < ho.value_dim; ++i) {
       for (std::size_t t = 0; t < T; ++t) coordinate[t] = value_of(values[t][i]);
       narrow_to(out[i], simplex_range(w, coordinate));
+      // The output's remainder gets a fresh noise symbol: every unit of the next FFN and every later head reads this
+      // coordinate, and with the symbol their copies of the remainder cancel as the true one does (docs/certify.md §1,
+      // item 1d: on the T = 2 construction near its maximiser this halved the overestimate of a box).
+      if constexpr (kIsAffineForm<S>) remainder_to_fresh_symbol(out[i]);
     }
     return out;
   }

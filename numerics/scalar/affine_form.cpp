@@ -1,9 +1,11 @@
 #include "numerics/scalar/affine_form.hpp"
 
 #include "numerics/scalar/affine_linearisation.hpp"
+#include "numerics/scalar/noise_symbols.hpp"
 #include "numerics/util/mutation.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace infoflow {
 
@@ -11,6 +13,12 @@ namespace {
 
 using affine_detail::intersection;
 using affine_detail::magnitude;
+
+// Coefficients for at least n symbols: fresh symbols (noise_symbols.hpp) make forms of one box differ in length, and
+// a symbol a form lacks has coefficient 0 in it.
+void widen(std::vector<ArbBall>& coef, std::size_t n, long prec) {
+  if (coef.size() < n) coef.resize(n, ArbBall(0.0, prec));
+}
 
 // Adds [−|e|, |e|] (e's upper magnitude) to the ball: a remainder absorbed into the centre.
 void add_remainder(ArbBall& b, const ArbBall& e) { arb_add_error(b.raw(), e.raw()); }
@@ -58,8 +66,10 @@ AffineForm& AffineForm::operator+=(const AffineForm& o) {
   centre += o.centre;
   hull += o.hull;
   if (coef.empty()) coef = o.coef;
-  else
+  else {
+    widen(coef, o.coef.size(), prec());
     for (std::size_t i = 0; i < o.coef.size(); ++i) coef[i] += o.coef[i];
+  }
   return *this;
 }
 
@@ -68,8 +78,10 @@ AffineForm& AffineForm::operator-=(const AffineForm& o) {
   hull -= o.hull;
   if (coef.empty())
     for (const ArbBall& b : o.coef) coef.push_back(-b);
-  else
+  else {
+    widen(coef, o.coef.size(), prec());
     for (std::size_t i = 0; i < o.coef.size(); ++i) coef[i] -= o.coef[i];
+  }
   return *this;
 }
 
@@ -91,16 +103,18 @@ AffineForm& AffineForm::operator*=(const AffineForm& o) {
     centre *= o.centre;
     return *this;
   }
-  const ArbBall unit = ArbBall::interval(0.0, 1.0, p);
+  const ArbBall unit = ArbBall::interval(0.0, 1.0, p), zero(0.0, p);
+  widen(coef, o.coef.size(), p);  // a symbol one form lacks has coefficient 0 there
+  const auto b = [&](std::size_t i) -> const ArbBall& { return i < o.coef.size() ? o.coef[i] : zero; };
   ArbBall diagonal(0.0, p), sum_a(0.0, p), sum_b(0.0, p), sum_ab(0.0, p);
   for (std::size_t i = 0; i < coef.size(); ++i) {
-    diagonal += coef[i] * o.coef[i] * unit;
-    const ArbBall ua = magnitude(coef[i]), ub = magnitude(o.coef[i]);
+    diagonal += coef[i] * b(i) * unit;
+    const ArbBall ua = magnitude(coef[i]), ub = magnitude(b(i));
     sum_a += ua;
     sum_b += ub;
     sum_ab += ua * ub;
   }
-  for (std::size_t i = 0; i < coef.size(); ++i) coef[i] = centre * o.coef[i] + o.centre * coef[i];
+  for (std::size_t i = 0; i < coef.size(); ++i) coef[i] = centre * b(i) + o.centre * coef[i];
   centre *= o.centre;
   centre += diagonal;
   if (!mutated(Mutant::AffineProductDropsRemainder)) add_remainder(centre, sum_a * sum_b - sum_ab);
@@ -123,7 +137,7 @@ void add_product(AffineForm& acc, const AffineForm& a, const AffineForm& b) {
   const AffineForm& v = a.coef.empty() ? b : a;
   if (arb_is_zero(k.centre.raw()) && arb_is_zero(k.hull.raw())) return;  // an exact zero weight adds nothing
   const long prec = std::max({acc.prec(), a.prec(), b.prec()});
-  if (!v.coef.empty() && acc.coef.empty()) acc.coef.assign(v.coef.size(), ArbBall(0.0, prec));
+  widen(acc.coef, v.coef.size(), prec);
   for (std::size_t i = 0; i < v.coef.size(); ++i) arb_addmul(acc.coef[i].raw(), k.centre.raw(), v.coef[i].raw(), prec);
   arb_addmul(acc.centre.raw(), k.centre.raw(), v.centre.raw(), prec);
   arb_addmul(acc.hull.raw(), k.hull.raw(), v.hull.raw(), prec);
@@ -146,10 +160,32 @@ AffineForm affine_combination(const ArbBall& constant, const std::vector<ArbBall
     const AffineForm& z = *args[s];
     arb_addmul(r.centre.raw(), g[s].raw(), z.centre.raw(), prec);
     if (z.coef.empty()) continue;
-    if (r.coef.empty()) r.coef.assign(z.coef.size(), ArbBall(0.0, prec));
+    widen(r.coef, z.coef.size(), prec);
     for (std::size_t i = 0; i < z.coef.size(); ++i) arb_addmul(r.coef[i].raw(), g[s].raw(), z.coef[i].raw(), prec);
   }
   return r;
+}
+
+void remainder_to_fresh_symbol(AffineForm& form) {
+  if (form.coef.empty()) return;  // a constant: nothing to share, and no symbol taken (the double form does the same)
+  const std::optional<std::size_t> symbol = take_fresh_noise_symbol();
+  if (!symbol || !form.centre.is_finite()) return;
+  // With c, a_i the balls' midpoints, v(x) = c + Σ_i a_i ε_i + e(x), where e gathers what the balls' radii allow:
+  // |e(x)| ≤ rad C + Σ_i rad A_i (each |ε_i| ≤ 1). The balls become their midpoints and e becomes R·η_k, R that sum
+  // rounded up: the coefficient radii are remainders too (a ball centre times a coefficient leaves its radius
+  // there), and left behind they would stay one copy per use, as the double form's radius did before it was named.
+  const long prec = form.prec();
+  ArbBall remainder(prec);
+  arb_get_rad_arb(remainder.raw(), form.centre.raw());
+  mag_zero(arb_radref(form.centre.raw()));
+  for (ArbBall& a : form.coef) {
+    ArbBall r(prec);
+    arb_get_rad_arb(r.raw(), a.raw());
+    remainder += r;
+    mag_zero(arb_radref(a.raw()));
+  }
+  widen(form.coef, *symbol + 1, prec);
+  form.coef[*symbol] += magnitude(remainder);  // onto 0 (a fresh symbol is in no form yet): an exact bound of |e|
 }
 
 AffineForm exp(const AffineForm& a) { return affine_detail::exp_form(a); }

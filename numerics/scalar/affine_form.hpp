@@ -66,6 +66,10 @@ AffineForm softmax_weight(const std::vector<AffineForm>& z);
 /// coefficients become a form (numerics/scalar/affine_linearisation.hpp).
 AffineForm affine_combination(const ArbBall& constant, const std::vector<ArbBall>& g,
                               const std::vector<const AffineForm*>& args, const ArbBall& image);
+/// The remainder C's radius named by a fresh noise symbol of the current scope (numerics/scalar/noise_symbols.hpp):
+/// c ± r becomes c + r·η_k, so that every later use of this quantity shares η_k. Nothing outside a scope, and
+/// nothing for a constant.
+void remainder_to_fresh_symbol(AffineForm& form);
 /// acc += a·b without temporaries when a or b is a constant (a weight times a state: every matrix-vector product).
 void add_product(AffineForm& acc, const AffineForm& a, const AffineForm& b);
 /// The form with its hull narrowed by `interval`, a second enclosure of the same quantity.

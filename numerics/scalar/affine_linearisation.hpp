@@ -224,9 +224,18 @@ Form relu_form(const Form& a) {
 
 template <class Form>
 Form max_form(const Form& a, const Form& b) {
-  // max(a, b) = b + ReLU(a − b), exactly: the relation to the inputs survives a max (and min(a, b) = −max(−a, −b)).
-  Form r = b + relu_form(a - b);
-  return narrow_hull(r, max(a.range(), b.range()));
+  const ArbBall hull = max(a.range(), b.range());
+  Form difference = a - b;
+  const ArbBall order = difference.range();
+  // Where the order is known on the whole box the max is one of the two, as it stands: b + (a − b) would have a's
+  // coefficients but carry b's remainder twice more (a min over many pairs piled those up: on the T = 2 construction
+  // near its maximiser they were a quarter of the target's whole enclosure). The same decision ReLU takes below.
+  Form r = order.is_finite() && order.lower() >= 0   ? a
+           : order.is_finite() && order.upper() <= 0 ? b
+                                                     // max(a, b) = b + ReLU(a − b), exactly: the relation to the
+                                                     // inputs survives a max (and min(a, b) = −max(−a, −b)).
+                                                     : b + relu(difference);
+  return narrow_hull(r, hull);
 }
 
 }  // namespace infoflow::affine_detail

@@ -1,10 +1,12 @@
 #include "numerics/scalar/double_affine_form.hpp"
 
 #include "numerics/scalar/affine_linearisation.hpp"
+#include "numerics/scalar/noise_symbols.hpp"
 #include "numerics/util/mutation.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace infoflow {
 
@@ -252,6 +254,16 @@ DoubleAffineForm affine_combination(const ArbBall& constant, const std::vector<A
   r.radius = rs.bound();
   r.hull_lo = -INFINITY, r.hull_hi = INFINITY;
   return narrow_hull(r, image);
+}
+
+void remainder_to_fresh_symbol(DoubleAffineForm& form) {
+  if (form.coef.empty()) return;
+  const std::optional<std::size_t> symbol = take_fresh_noise_symbol();
+  // An infinite or NaN radius stays where it is: the form is indeterminate, and a symbol would not make it less so.
+  if (!symbol || !std::isfinite(form.radius) || form.radius == 0.0) return;
+  if (form.coef.size() <= *symbol) form.coef.resize(*symbol + 1, 0.0);
+  form.coef[*symbol] += form.radius;  // onto 0, exactly (a fresh symbol is in no form yet)
+  form.radius = 0.0;
 }
 
 DoubleAffineForm exp(const DoubleAffineForm& a) { return affine_detail::exp_form(a); }

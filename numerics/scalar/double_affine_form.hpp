@@ -64,6 +64,10 @@ DoubleAffineForm affine_combination(const ArbBall& constant, const std::vector<A
                                     const std::vector<const DoubleAffineForm*>& args, const ArbBall& image);
 void add_product(DoubleAffineForm& acc, const DoubleAffineForm& a, const DoubleAffineForm& b);
 DoubleAffineForm& narrow_hull(DoubleAffineForm& form, const ArbBall& interval);
+/// The radius named by a fresh noise symbol of the current scope (numerics/scalar/noise_symbols.hpp): e(x) with
+/// |e(x)| ≤ radius becomes radius·η_k, exactly, so that every later use of this quantity shares η_k. Nothing outside
+/// a scope, and nothing for a constant (as AffineForm's, so that the two forms number their symbols alike).
+void remainder_to_fresh_symbol(DoubleAffineForm& form);
 /// The form with `radius` (≥ 0, e.g. a weight's decimal rounding) added to its radius, rounded up.
 void add_error(DoubleAffineForm& form, const ArbBall& radius);
 

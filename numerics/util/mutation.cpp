@@ -281,6 +281,10 @@ const std::vector<MutantInfo>& all_mutants() {
        "the double affine form's ReLU chord (the search's own, done in doubles) adds half of its remainder G to the "
        "centre, G/4 ± G/4 instead of G/2 ± G/2",
        {}, false, kAffinePointwiseTest},
+      {Mutant::FreshNoiseSymbolShared, "fresh-noise-symbol-shared",
+       "every remainder named by a fresh noise symbol gets the scope's first one, so independent remainders (two "
+       "attention outputs') are taken as moving together and can cancel in a difference",
+       {}, false, kAffinePointwiseTest},
       {Mutant::SymmetryIgnoresPositions, "symmetry-ignores-positions",
        "certify takes a model with a positional table as invariant under token permutations, so it leaves out boxes "
        "whose error is not an image of any box it searches",

@@ -72,6 +72,7 @@ enum class Mutant {
   AffineReciprocalRemainderHalved,  // 1/x's linearisation remainder taken as half (certify)
   AffineSoftmaxRemainderHalved,     // the softmax weight's Lagrange remainder taken as half (certify)
   DoubleAffineReluRemainderHalved,  // the double affine form's ReLU chord adds half of its remainder (certify's search)
+  FreshNoiseSymbolShared,       // every remainder named by a fresh noise symbol gets the same one (certify)
   SymmetryIgnoresPositions,     // certify takes a model with a positional table as token-permutation invariant
   Count,                        // not a mutant: the number of enumerators (MutantSet's size)
 };

@@ -8,6 +8,7 @@
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/model/random_model.hpp"
+#include "numerics/scalar/noise_symbols.hpp"
 #include "reports/result.hpp"
 #include "reports/text_format.hpp"
 #include "theorems/infoflow/target_eval.hpp"
@@ -154,6 +155,7 @@ class ErrorEvaluation {
   /// (AffineForm, the checker's) or in doubles (DoubleAffineForm, the search's).
   template <class Form>
   Form affine_error(const std::vector<ArbBall>& sides) const {
+    std::optional<FreshNoiseSymbols> symbols; if (!std::getenv("NOFRESH")) symbols.emplace(sides.size());  // remainders named after the inputs' symbols, per box
     std::vector<Form> x;
     for (std::size_t i = 0; i < sides.size(); ++i) x.push_back(Form::variable(sides[i], i, sides.size()));
     const Sequence<Form> X = as_sequence(x, T_, d_);
@@ -238,10 +240,12 @@ std::vector<BoxEnclosure> certify_box_enclosures(const Model& model, const std::
 
 namespace {
 
-// The affine form at the point x of the box with these sides: C + Σ_i A_i ε_i with ε_i = (x_i − m_i)/r_i.
+// The affine form at the point x of the box with these sides: C + Σ_i A_i ε_i with ε_i = (x_i − m_i)/r_i for the
+// inputs' symbols, and A_k·[−1, 1] for each fresh symbol k ≥ n (a remainder's, whose value at x no input fixes).
 ArbBall affine_at(const AffineForm& f, const std::vector<ArbBall>& sides, const std::vector<ArbBall>& x) {
   ArbBall r = f.centre;
-  for (std::size_t i = 0; i < f.coef.size(); ++i) {
+  for (std::size_t i = sides.size(); i < f.coef.size(); ++i) arb_add_error(r.raw(), f.coef[i].raw());
+  for (std::size_t i = 0; i < f.coef.size() && i < sides.size(); ++i) {
     ArbBall m(x[i].prec()), radius(x[i].prec());
     arf_set(arb_midref(m.raw()), arb_midref(sides[i].raw()));
     arb_get_rad_arb(radius.raw(), sides[i].raw());
@@ -252,11 +256,12 @@ ArbBall affine_at(const AffineForm& f, const std::vector<ArbBall>& sides, const 
 }
 
 // The double form at the point x: c + Σ_i a_i ε_i ± radius, with ε_i = (x_i − m_i)/r_i for the double centre m_i and
-// half-width r_i its inputs were given (DoubleAffineForm::variable), in arb.
+// half-width r_i its inputs were given (DoubleAffineForm::variable), in arb; a fresh symbol's term as ±|a_k|.
 ArbBall affine_at(const DoubleAffineForm& f, const std::vector<ArbBall>& sides, const std::vector<ArbBall>& x) {
   const long prec = x.empty() ? kPrec : x.front().prec();
   ArbBall r(f.centre, prec);
-  for (std::size_t i = 0; i < f.coef.size(); ++i) {
+  for (std::size_t i = sides.size(); i < f.coef.size(); ++i) arb_add_error(r.raw(), ArbBall(f.coef[i], prec).raw());
+  for (std::size_t i = 0; i < f.coef.size() && i < sides.size(); ++i) {
     const DoubleAffineForm input = DoubleAffineForm::variable(sides[i], i, sides.size());
     if (input.coef.size() <= i || input.coef[i] == 0.0) continue;  // a thin side: its symbol's coefficient is 0
     r += ArbBall(f.coef[i], prec) * ((x[i] - ArbBall(input.centre, prec)) / ArbBall(input.coef[i], prec));
