@@ -481,16 +481,6 @@ BranchAndBoundResult search(const BoxEvaluator& evaluate_box, const PointEvaluat
     for (std::size_t i = 0; i < children.size(); ++i) done[i] = evaluate_box(children[i], threshold);
     for (auto& ev : done) accept(std::move(ev));
   }
-  if (std::getenv("DBG_TOP")) {
-    int k = 0;
-    for (Queue q = queue; !q.empty() && k < 12; q.pop(), ++k) {
-      const Box& b = q.top();
-      std::fprintf(stderr, "U=%.4f box:", b.upper);
-      for (std::size_t i = 0; i < b.lo.size(); ++i) std::fprintf(stderr, " [%.4f,%.4f]", b.lo[i], b.hi[i]);
-      std::fprintf(stderr, "\n");
-    }
-    std::fprintf(stderr, "queue %zu\n", queue.size());
-  }
   r.upper = std::max(r.upper, r.lower);
   r.seconds = seconds_before + elapsed();
   if (checkpointing) save_state(o.checkpoint_path, o.fingerprint, o, state);

@@ -282,6 +282,11 @@ class ForwardPass {
     for (const F& d : differences) normaliser += exp(d);
     F composed = reciprocal(normaliser, ArbBall::interval(one / w[t].upper_end(), one / w[t].lower_end()));
     if (remainder_radius(composed) < remainder_radius(weight)) weight = std::move(composed);
+    // Where the logit differences span several units (a wide box before a sharp softmax) both linearisations can
+    // leave a remainder wider than the weight's whole interval enclosure; that interval, as a constant form, is
+    // then the better one (on the T = 3 construction a remainder of 0.78 against an enclosure [0.0025, 0.876]).
+    F interval(w[t]);
+    if (remainder_radius(interval) < remainder_radius(weight)) weight = std::move(interval);
     return narrow_hull(weight, w[t]);
   }
   template <class U>

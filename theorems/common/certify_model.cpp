@@ -155,7 +155,7 @@ class ErrorEvaluation {
   /// (AffineForm, the checker's) or in doubles (DoubleAffineForm, the search's).
   template <class Form>
   Form affine_error(const std::vector<ArbBall>& sides) const {
-    std::optional<FreshNoiseSymbols> symbols; if (!std::getenv("NOFRESH")) symbols.emplace(sides.size());  // remainders named after the inputs' symbols, per box
+    const FreshNoiseSymbols symbols(sides.size());  // remainders named after the inputs' symbols, per box
     std::vector<Form> x;
     for (std::size_t i = 0; i < sides.size(); ++i) x.push_back(Form::variable(sides[i], i, sides.size()));
     const Sequence<Form> X = as_sequence(x, T_, d_);
