@@ -4,6 +4,9 @@
 #include "numerics/model/forward.hpp"
 #include "numerics/model/random_model.hpp"
 #include "numerics/model/softmax_enclosure.hpp"
+#include "numerics/scalar/affine_form.hpp"
+#include "numerics/scalar/double_affine_form.hpp"
+#include "numerics/scalar/noise_symbols.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/util/file_io.hpp"
 #include "test_support.hpp"
@@ -1111,4 +1114,51 @@ TEST_CASE("certify leaves out token permutations only where the model and target
   CHECK(r.certificate_check->verified());
   CHECK(r.certificate_check->verdict.symmetric_leaves == r.result.symmetric_leaves);
   CHECK(r.result.upper >= sampled_sup_error(con.model(), q.target, 2, 4000, 5));
+}
+
+TEST_CASE("the search's double affine form and the checker's arb form take the same decisions on a whole model",
+          "[certify][affine]") {
+  // Two routes to one enclosure of e = model − F: where the two forms choose differently between linearisations (a
+  // softmax weight's joint, composed or interval form, the reference token of an attention output), their ranges
+  // differ by far more than their roundings, and the checker can refuse a leaf the search bounded (it refused 3 of
+  // 53,760 on the T = 3 construction when ties were decided by each form's roundings). On that model, boxes 1/2 to 1/64
+  // wide (the widths a search goes through), the two ranges must agree to 1e-6 of their magnitude.
+  SplitMix64 rng = test::rng_for("affine-model-two-routes");
+  const TwoLayerMinDotConstruction con(/*d=*/2, /*T=*/3, 0.1);
+  const auto mp = convert_model<mpfr::mpreal>(con.model(), Precision{256});
+  const auto arb = convert_model<AffineForm>(mp, Precision{128});
+  const auto fast = convert_model<DoubleAffineForm>(mp, Precision{128});
+  const ParamLayout layout(con.model().arch);
+  const ParsedTarget target = parse_target("min_{s,t} dot(x[s], x[t])");
+  const auto range = [&]<class Form>(const ModelT<Form>& model, const std::vector<ArbBall>& sides) {
+    const FreshNoiseSymbols symbols(sides.size());
+    std::vector<Form> x;
+    for (std::size_t i = 0; i < sides.size(); ++i) x.push_back(Form::variable(sides[i], i, sides.size()));
+    const Sequence<Form> X = as_sequence(x, 3, 2);
+    return (forward(model, layout, X).y - evaluate_target(target, X, Precision{128})).range();
+  };
+  double worst = 0;
+  long boxes = 0;
+  for (int b = 0; b < 1000 * test::multiplier(); ++b) {
+    std::vector<ArbBall> sides;
+    for (int i = 0; i < 6; ++i) {
+      const double w = std::ldexp(1.0, -1 - static_cast<int>(rng.uniform_index(6)));
+      const double lo = w * static_cast<double>(rng.uniform_index(static_cast<std::uint64_t>(1 / w)));
+      sides.push_back(ArbBall::interval(lo, lo + w, 128));
+    }
+    // Most boxes give a token's two coordinates the same side, or two tokens the same sides, as the search's boxes
+    // on the diagonals do: ties there are exact (the construction's FFN reads (a ± b)/2), and must not be decided by
+    // each form's roundings. (The leaves the checker refused were of the first kind.)
+    const std::size_t t = rng.uniform_index(3);
+    if (b % 3 != 0) sides[2 * t + 1] = sides[2 * t];
+    if (b % 3 == 2 && t < 2) sides[2 * t + 2] = sides[2 * t], sides[2 * t + 3] = sides[2 * t + 1];
+    const ArbBall a = range(arb, sides), d = range(fast, sides);
+    if (!a.is_finite() || !d.is_finite()) continue;
+    ++boxes;
+    const double scale = 1 + std::max(std::fabs(a.lower()), std::fabs(a.upper()));
+    worst = std::max(worst, std::max(std::fabs(d.lower() - a.lower()), std::fabs(d.upper() - a.upper())) / scale);
+  }
+  INFO("largest difference of the ends, relative: " << worst << " over " << boxes << " boxes");
+  CHECK(boxes > 900);
+  CHECK(worst < 1e-6);
 }
