@@ -234,3 +234,33 @@ TEST_CASE("affine forms: the remainder shrinks quadratically with the box, and a
   CHECK(wide.range().upper() <= std::exp(30.0) * (1 + 1e-6));
   CHECK(wide.range().lower() >= -1e-6 * std::exp(30.0));
 }
+
+TEST_CASE("affine forms: a max whose order is known up to a sliver holds the other's values", "[certify][affine]") {
+  // a = x0 + x1 and b = x0 + 1e-9·x2 on [0, 1]³: a − b = x1 − 1e-9·x2 ranges over [−1e-9, 1], a sliver below 0 (under
+  // 2^-20 of the range), so max(a, b) is taken as a plus [0, 1e-9]. At x1 = 0, x2 = 1 the max is b = a + 1e-9, which
+  // the form must hold (the mutant affine-max-sliver-dropped returns a alone and misses it).
+  constexpr long prec = 128, fine = 256;
+  const auto check = [&]<class Form>() {
+    const FreshNoiseSymbols symbols(3);
+    std::vector<Form> x;
+    for (int i = 0; i < 3; ++i) x.push_back(Form::variable(ArbBall::interval(0.0, 1.0, prec), i, 3));
+    const Form tiny(ArbBall(1e-9, prec));
+    const Form m = ScalarTraits<Form>::max_of(x[0] + x[1], x[0] + tiny * x[2]);
+    long missed = 0;
+    for (double x0 : {0.0, 0.5, 1.0}) {
+      const std::vector<ArbBall> point{ArbBall(x0, fine), ArbBall(0.0, fine), ArbBall(1.0, fine)};
+      std::vector<ArbBall> eps;
+      for (int i = 0; i < 3; ++i) eps.push_back(symbol_at(x[i], point[i]));
+      const ArbBall value = max(point[0] + point[1], point[0] + ArbBall(1e-9, fine) * point[2]);
+      if (!meet(value, at_symbols(m, eps)) || !meet(value, m.range())) ++missed;
+    }
+    return missed;
+  };
+  CHECK(check.template operator()<AffineForm>() == 0);
+  CHECK(check.template operator()<DoubleAffineForm>() == 0);
+  set_active_mutant(Mutant::AffineMaxSliverDropped);
+  const long arb_missed = check.template operator()<AffineForm>(), double_missed = check.template operator()<DoubleAffineForm>();
+  set_active_mutant(Mutant::None);
+  CHECK(arb_missed > 0);
+  CHECK(double_missed > 0);
+}

@@ -13,6 +13,7 @@
 #include "numerics/util/mutation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace infoflow::affine_detail {
@@ -227,14 +228,27 @@ Form max_form(const Form& a, const Form& b) {
   const ArbBall hull = max(a.range(), b.range());
   Form difference = a - b;
   const ArbBall order = difference.range();
-  // Where the order is known on the whole box the max is one of the two, as it stands: b + (a − b) would have a's
-  // coefficients but carry b's remainder twice more (a min over many pairs piled those up: on the T = 2 construction
-  // near its maximiser they were a quarter of the target's whole enclosure). The same decision ReLU takes below.
-  Form r = order.is_finite() && order.lower() >= 0   ? a
-           : order.is_finite() && order.upper() <= 0 ? b
-                                                     // max(a, b) = b + ReLU(a − b), exactly: the relation to the
-                                                     // inputs survives a max (and min(a, b) = −max(−a, −b)).
-                                                     : b + relu(difference);
+  // Where the order is known on the box the max is one of the two: b + (a − b) would have a's coefficients but carry
+  // b's remainder twice more (a min over many pairs piled those up: on the T = 2 construction near its maximiser they
+  // were a quarter of the target's whole enclosure). "Known" up to a sliver of 2^-20 of the order's range: max(a, b)
+  // = a + ReLU(b − a), and ReLU(b − a) ∈ [0, −lo] where a − b ≥ lo, so a sliver below 0 costs a remainder that small.
+  // The sliver keeps the two forms' decisions alike where the order's end is 0 exactly (two quantities equal at a
+  // corner the box shares with its neighbour), which each form's roundings would otherwise put on either side.
+  if (order.is_finite()) {
+    const double lo = order.lower(), hi = order.upper(), sliver = 0x1p-20 * (std::fabs(lo) + std::fabs(hi));
+    const ArbBall zero(0.0, a.prec());
+    if (lo >= -sliver) {
+      // Mutant: the sliver's remainder left out, as if the order were known exactly.
+      Form r = lo >= 0 || mutated(Mutant::AffineMaxSliverDropped) ? a : a + Form(ArbBall::interval(zero, -order.lower_end()));
+      return narrow_hull(r, hull);
+    }
+    if (hi <= sliver) {
+      Form r = hi <= 0 ? b : b + Form(ArbBall::interval(zero, order.upper_end()));
+      return narrow_hull(r, hull);
+    }
+  }
+  // max(a, b) = b + ReLU(a − b), exactly: the relation to the inputs survives a max (and min(a, b) = −max(−a, −b)).
+  Form r = b + relu(difference);
   return narrow_hull(r, hull);
 }
 

@@ -108,6 +108,7 @@ const char* const kSoundnessCampaignTest =
 
 // The test that catches the mutants of the affine forms' remainders (tests/test_affine_form.cpp).
 const char* const kAffinePointwiseTest = "\"affine forms: the defects of their linearisations are caught point by point\"";
+const char* const kAffineSliverTest = "\"affine forms: a max whose order is known up to a sliver holds the other's values\"";
 
 // The test that catches a symmetry taken where it does not hold (tests/test_certify.cpp).
 const char* const kSymmetryTest = "\"certify leaves out token permutations only where the model and target have them\"";
@@ -285,6 +286,10 @@ const std::vector<MutantInfo>& all_mutants() {
        "every remainder named by a fresh noise symbol gets the scope's first one, so independent remainders (two "
        "attention outputs') are taken as moving together and can cancel in a difference",
        {}, false, kAffinePointwiseTest},
+      {Mutant::AffineMaxSliverDropped, "affine-max-sliver-dropped",
+       "the max of two affine forms whose order is known up to a sliver below 0 is taken as the larger one, without "
+       "the sliver's remainder [0, -lo]",
+       {}, false, kAffineSliverTest},
       {Mutant::SymmetryIgnoresPositions, "symmetry-ignores-positions",
        "certify takes a model with a positional table as invariant under token permutations, so it leaves out boxes "
        "whose error is not an image of any box it searches",

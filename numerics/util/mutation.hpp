@@ -73,6 +73,7 @@ enum class Mutant {
   AffineSoftmaxRemainderHalved,     // the softmax weight's Lagrange remainder taken as half (certify)
   DoubleAffineReluRemainderHalved,  // the double affine form's ReLU chord adds half of its remainder (certify's search)
   FreshNoiseSymbolShared,       // every remainder named by a fresh noise symbol gets the same one (certify)
+  AffineMaxSliverDropped,       // max of two forms ordered up to a sliver takes the one without the sliver (certify)
   SymmetryIgnoresPositions,     // certify takes a model with a positional table as token-permutation invariant
   Count,                        // not a mutant: the number of enumerators (MutantSet's size)
 };
