@@ -22,7 +22,7 @@ template <class S>
 constexpr bool kIsAffineForm = std::is_same_v<S, AffineForm> || std::is_same_v<S, DoubleAffineForm>;
 // A form's accumulated remainder (what the linearisations added beyond the noise symbols): which of the enclosures
 // of one weight is tighter. The search (double form) and the checker (arb form) must take the same decision, so the
-// arb form's measure is the same quantity as the double form's radius: its centre's radius and its coefficients'
+// arb form's measure is the double form's radius up to roundings: its centre's radius and its coefficients'
 // radii (a product of two forms leaves the one's remainder times the other's coefficients there, where the double
 // form adds it to its radius).
 double remainder_radius(const AffineForm& f) {

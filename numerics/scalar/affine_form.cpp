@@ -34,6 +34,14 @@ ArbBall interval_product(const ArbBall& a, const ArbBall& b) {
   return ArbBall::interval(lo, hi);
 }
 
+// The hull of a product: a ball product where one factor is a point (exact then, up to rounding: |m|·r), the
+// product from the ends otherwise. A wide constant (a softmax weight taken as its interval enclosure) times a hull
+// must come out as the double form's, an interval product, or the checker's range is the wider of the two.
+ArbBall hull_product(const ArbBall& a, const ArbBall& b) {
+  if (mag_is_zero(arb_radref(a.raw())) || mag_is_zero(arb_radref(b.raw()))) return a * b;
+  return interval_product(a, b);
+}
+
 }  // namespace
 
 AffineForm AffineForm::variable(const ArbBall& side, std::size_t i, std::size_t n) {
@@ -89,7 +97,7 @@ AffineForm& AffineForm::operator*=(const AffineForm& o) {
   // (c₁ + Σ a_i ε_i)(c₂ + Σ b_i ε_i) = c₁c₂ + Σ (c₁ b_i + c₂ a_i) ε_i + Σ_i a_i b_i ε_i² + Σ_{i≠j} a_i b_j ε_i ε_j.
   // ε_i² ∈ [0, 1] puts the diagonal in a_i b_i·[0, 1]; the rest is at most Σ_{i≠j} |a_i||b_j|.
   const long p = std::max(prec(), o.prec());
-  hull = coef.empty() || o.coef.empty() ? hull * o.hull : interval_product(hull, o.hull);
+  hull = hull_product(hull, o.hull);
   if (o.coef.empty()) {
     for (ArbBall& a : coef) a *= o.centre;
     centre *= o.centre;
@@ -140,7 +148,8 @@ void add_product(AffineForm& acc, const AffineForm& a, const AffineForm& b) {
   widen(acc.coef, v.coef.size(), prec);
   for (std::size_t i = 0; i < v.coef.size(); ++i) arb_addmul(acc.coef[i].raw(), k.centre.raw(), v.coef[i].raw(), prec);
   arb_addmul(acc.centre.raw(), k.centre.raw(), v.centre.raw(), prec);
-  arb_addmul(acc.hull.raw(), k.hull.raw(), v.hull.raw(), prec);
+  if (mag_is_zero(arb_radref(k.hull.raw()))) arb_addmul(acc.hull.raw(), k.hull.raw(), v.hull.raw(), prec);
+  else acc.hull += hull_product(k.hull, v.hull);
 }
 
 AffineForm operator-(const AffineForm& a) {

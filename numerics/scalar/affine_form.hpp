@@ -10,7 +10,8 @@
 //
 // Unlike an interval, the form keeps how a quantity depends on the inputs: q·(k_s − k_t) on a small box is nearly
 // linearly). exp, 1/x and √x are linearised by their Chebyshev (secant-slope) approximations, ReLU by its chord;
-// max(a, b) = b + ReLU(a − b), so min and max keep the relation too. The linearisations are shared with the double
+// max(a, b) = b + ReLU(a − b), so min and max keep the relation too (and where the order of a and b is known, the max
+// is the larger one). The linearisations are shared with the double
 // form the search uses (affine_linearisation.hpp, double_affine_form.hpp); this type is the checker's.
 //
 // Each form also carries an interval `hull` of its quantity, propagated by plain ball arithmetic (and narrowed by any
@@ -66,9 +67,9 @@ AffineForm softmax_weight(const std::vector<AffineForm>& z);
 /// coefficients become a form (numerics/scalar/affine_linearisation.hpp).
 AffineForm affine_combination(const ArbBall& constant, const std::vector<ArbBall>& g,
                               const std::vector<const AffineForm*>& args, const ArbBall& image);
-/// The remainder C's radius named by a fresh noise symbol of the current scope (numerics/scalar/noise_symbols.hpp):
-/// c ± r becomes c + r·η_k, so that every later use of this quantity shares η_k. Nothing outside a scope, and
-/// nothing for a constant.
+/// The remainder named by a fresh noise symbol of the current scope (numerics/scalar/noise_symbols.hpp): with c, a_i
+/// the balls' midpoints, C + Σ A_i ε_i becomes c + Σ a_i ε_i + R·η_k, R ≥ rad C + Σ rad A_i, so that every later use
+/// of this quantity shares η_k. Nothing outside a scope, and nothing for a constant.
 void remainder_to_fresh_symbol(AffineForm& form);
 /// acc += a·b without temporaries when a or b is a constant (a weight times a state: every matrix-vector product).
 void add_product(AffineForm& acc, const AffineForm& a, const AffineForm& b);

@@ -2,6 +2,8 @@
 
 #include "numerics/util/mutation.hpp"
 
+#include <algorithm>
+
 namespace infoflow {
 
 namespace {
@@ -9,7 +11,10 @@ namespace {
 thread_local std::optional<FreshNoiseSymbols::Numbering> numbering;
 }  // namespace
 
-FreshNoiseSymbols::FreshNoiseSymbols(std::size_t first) : outer_(numbering) { numbering = Numbering{first, first}; }
+FreshNoiseSymbols::FreshNoiseSymbols(std::size_t first) : outer_(numbering) {
+  const std::size_t start = outer_ ? std::max(first, outer_->next) : first;
+  numbering = Numbering{start, start};
+}
 
 FreshNoiseSymbols::~FreshNoiseSymbols() { numbering = outer_; }
 

@@ -6,16 +6,17 @@
 // η_k(x) = e(x)/r ∈ [−1, 1], one fixed function of x on the box, which every later use then shares.
 //
 // The symbols of one evaluation are numbered from n upward by a scope opened around it (one per box and per thread),
-// and the numbering is structural (every form of a given kind takes a symbol, whatever its size), so the search's
-// double form and the checker's arb form number the same quantities alike. Outside a scope no symbol is handed out
-// and remainders stay in the radius, as before.
+// and the numbering is structural (every non-constant form of a given kind takes a symbol, whatever its size), so
+// which quantities share a symbol does not depend on roundings. Forms of different scopes must not meet: their
+// symbols mean different functions. Outside a scope no symbol is handed out and remainders stay in the radius.
 #include <cstddef>
 #include <optional>
 
 namespace infoflow {
 
-/// While alive, fresh noise symbols are handed out on this thread from `first` (the number of input symbols) upward.
-/// Scopes nest: the outer one's numbering resumes when an inner one ends.
+/// While alive, fresh noise symbols are handed out on this thread from `first` (the number of input symbols) upward,
+/// or from past the enclosing scope's last symbol when that is further: an inner scope never reuses an outer one's
+/// symbols. The outer numbering resumes when an inner scope ends.
 class FreshNoiseSymbols {
  public:
   struct Numbering {
