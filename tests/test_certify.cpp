@@ -1,5 +1,6 @@
 // `certify` (docs/certify.md): the target evaluator, gradient balls, branch-and-bound against brute force.
 #include "numerics/certify/branch_and_bound.hpp"
+#include "numerics/certify/certificate.hpp"
 #include "numerics/certify/double_execution.hpp"
 #include "numerics/model/forward.hpp"
 #include "numerics/model/random_model.hpp"
@@ -1066,6 +1067,95 @@ TEST_CASE("the soundness campaign as the thm2 suite's check: a verdict, the coun
   CHECK(broken.measured.contains("unsound_triples"));
 }
 
+TEST_CASE("a box contracted to the fundamental domain keeps every sorted point of the box", "[certify]") {
+  // The search and the checker enclose e only on contracted boxes: a sorted point of a box (the tokens' first
+  // coordinates increasing) outside its contraction would be in no leaf. The contraction against points drawn in
+  // the box, sorted by their tokens' first coordinates and kept when still in the box.
+  std::vector<double> lo{0.2, 0.0, 0.5}, hi{0.9, 0.4, 1.0};
+  REQUIRE(contract_to_sorted_blocks(lo, hi, 1));
+  CHECK(lo == std::vector<double>{0.2, 0.2, 0.5});
+  CHECK(hi == std::vector<double>{0.4, 0.4, 1.0});
+  std::vector<double> lo_empty{0.6, 0.0, 0.0}, hi_empty{1.0, 1.0, 0.5};  // x[0] >= 0.6 > 0.5 >= x[2]: none sorted
+  CHECK_FALSE(contract_to_sorted_blocks(lo_empty, hi_empty, 1));
+  struct Campaign {
+    long sorted_points = 0, empty_boxes = 0, left_out = 0;  // left_out: sorted points of a box outside its contraction
+  };
+  const auto campaign = [] {
+    SplitMix64 rng = test::rng_for("sorted-contraction");
+    Campaign c;
+    for (int b = 0; b < 400 * test::multiplier(); ++b) {
+      const std::size_t block = 1 + rng.uniform_index(2), T = 2 + rng.uniform_index(4), n = block * T;
+      std::vector<double> box_lo(n), box_hi(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double u = rng.uniform(), v = rng.uniform();
+        box_lo[i] = std::min(u, v), box_hi[i] = std::max(u, v);
+      }
+      std::vector<double> c_lo = box_lo, c_hi = box_hi;
+      const bool holds_some = contract_to_sorted_blocks(c_lo, c_hi, block);
+      c.empty_boxes += !holds_some;
+      for (int k = 0; k < 200; ++k) {
+        std::vector<double> x(n);
+        for (std::size_t i = 0; i < n; ++i) x[i] = rng.uniform(box_lo[i], box_hi[i]);
+        std::vector<double> keys;
+        for (std::size_t t = 0; t < T; ++t) keys.push_back(x[t * block]);
+        std::sort(keys.begin(), keys.end());
+        bool in_box = true;
+        for (std::size_t t = 0; t < T; ++t) {
+          x[t * block] = keys[t];
+          in_box = in_box && box_lo[t * block] <= keys[t] && keys[t] <= box_hi[t * block];
+        }
+        if (!in_box) continue;
+        ++c.sorted_points;
+        bool kept = holds_some;
+        for (std::size_t i = 0; i < n; ++i) kept = kept && c_lo[i] <= x[i] && x[i] <= c_hi[i];
+        c.left_out += !kept;
+      }
+    }
+    return c;
+  };
+  const Campaign clean = campaign();
+  CHECK(clean.left_out == 0);
+  CHECK(clean.sorted_points > 1000);  // the campaign reached sorted points …
+  CHECK(clean.empty_boxes > 10);      // … and boxes that hold none
+  set_active_mutant(Mutant::SortedContractionTooFar);
+  const Campaign broken = campaign();
+  set_active_mutant(Mutant::None);
+  CHECK(broken.left_out > 0);
+}
+
+TEST_CASE("a certificate over the fundamental domain verifies only where the symmetry holds; an older one reads as before",
+          "[certify]") {
+  // e(x) = x0·(1 − x1) on [0, 1]^2, block 1: its sup is 1 on the box (at (1, 0)) but 1/4 on the sorted half
+  // x0 ≤ x1. The tree splits x0 once. Contracted (format 2), the leaves are [0, 1/2] × [0, 1] and [1/2, 1]^2, both
+  // bounded by 1/2; the same tree read as format 1 has the leaf [1/2, 1] × [0, 1], bounded by 1 only.
+  const BoxEvaluation on_box = [](const std::vector<DualBall>& x) {
+    return x[0] * (DualBall(ArbBall(1.0, 128)) - x[1]);
+  };
+  const PointEvaluation at_point = [](const std::vector<ArbBall>& x) { return x[0] * (ArbBall(1.0, 128) - x[1]); };
+  nlohmann::json certificate{{"format", kCertificateFormat}, {"problem", nlohmann::json::object()},
+                             {"box_lo", {0.0, 0.0}}, {"box_hi", {1.0, 1.0}},
+                             {"claim", {{"sup_error_upper", 0.51}, {"sup_error_lower", 0.25}, {"attained_at", {0.5, 0.5}}}},
+                             {"precision_bits", 128}, {"tree", {0, -1, -1}}, {"permutation_block", 1u}};
+  const CertificateClaim contracted = certificate_claim_from_json(certificate);
+  CHECK(contracted.contracted_to_sorted_blocks);
+  const CertificateVerdict v = check_certificate(contracted, on_box, at_point, 1, 0, /*permutation_block=*/1);
+  CHECK(v.verified());
+  CHECK(v.leaves == 2);
+  CHECK(v.worst_leaf <= 0.5 + 1e-6);  // up to the rounding of arb's radii
+  // The symmetry not established by the caller: the leaves cover only the domain, so nothing is proved about the box.
+  const CertificateVerdict unestablished = check_certificate(contracted, on_box, at_point, 1, 0, /*permutation_block=*/0);
+  CHECK_FALSE(unestablished.verified());
+  CHECK_THAT(unestablished.tree_problem, Catch::Contains("fundamental domain"));
+  // Format 1 (before contraction): the same tree's leaves are halves of the box, and the claim is refused.
+  certificate["format"] = kCertificateFormatUncontracted;
+  const CertificateClaim uncontracted = certificate_claim_from_json(certificate);
+  CHECK_FALSE(uncontracted.contracted_to_sorted_blocks);
+  const CertificateVerdict old = check_certificate(uncontracted, on_box, at_point, 1, 0, /*permutation_block=*/1);
+  CHECK(old.tree_well_formed);
+  CHECK(old.leaves_not_bounded == 1);
+  CHECK(old.worst_leaf >= 1);
+}
+
 TEST_CASE("certify leaves out token permutations only where the model and target have them", "[certify]") {
   // The predicate against its independent route: e = model − F evaluated at x and at x with its tokens permuted.
   SplitMix64 rng = test::rng_for("token-symmetry");
@@ -1099,8 +1189,8 @@ TEST_CASE("certify leaves out token permutations only where the model and target
   uneven[d] = 0.5;  // token 2's first coordinate on [0, 0.5]: no longer a box every permutation maps to itself
   CHECK(token_permutation_block(plain, symmetric, T, d, lo, uneven) == 0);
 
-  // On the T = 2 construction: boxes are left out, the certificate (which encloses the rest) verifies, and the bound
-  // still covers the sampled maximum.
+  // On the T = 2 construction: the search covers the fundamental domain only (its boxes contracted to it), the
+  // certificate verifies, and the bound still covers the sampled maximum, which lies anywhere in the box.
   const TwoLayerMinDotConstruction con(2, 2, 0.1);
   CertifyRequest q;
   q.target = "min_{s,t} dot(x[s], x[t])";
@@ -1109,7 +1199,6 @@ TEST_CASE("certify leaves out token permutations only where the model and target
   q.max_boxes = 2000;
   q.verify_proof = true;
   const CertifyReport r = certify_model(convert_model<mpfr::mpreal>(con.model(), Precision{256}), q);
-  CHECK(r.result.symmetric_leaves > 0);
   REQUIRE(r.certificate_check);
   CHECK(r.certificate_check->verified());
   CHECK(r.certificate_check->verdict.symmetric_leaves == r.result.symmetric_leaves);

@@ -232,6 +232,19 @@ bool outside_sorted_blocks(const std::vector<double>& lo, const std::vector<doub
   return false;
 }
 
+bool contract_to_sorted_blocks(std::vector<double>& lo, std::vector<double>& hi, std::size_t block) {
+  const std::size_t n = lo.size();
+  if (block == 0 || n == 0) return true;
+  // A sorted point has x[t·b] ≥ x[s·b] ≥ lo[s·b] for s ≤ t: a running maximum of the lower ends, forwards …
+  for (std::size_t i = block; i < n; i += block)
+    lo[i] = std::max(lo[i], mutated(Mutant::SortedContractionTooFar) ? 0.5 * (lo[i - block] + hi[i - block]) : lo[i - block]);
+  // … and x[t·b] ≤ hi[s·b] for s ≥ t: a running minimum of the upper ends, backwards.
+  for (std::size_t i = (n - 1) / block * block; i >= block; i -= block) hi[i - block] = std::min(hi[i - block], hi[i]);
+  for (std::size_t i = 0; i < n; i += block)
+    if (lo[i] > hi[i]) return false;
+  return true;
+}
+
 ArbBall box_enclosure(const BoxEvaluation& on_box, const PointEvaluation& at_point, const std::vector<double>& lo,
                       const std::vector<double>& hi, long prec) {
   return box_values(lo, hi, on_box, at_point, prec).enclosure;
@@ -240,7 +253,7 @@ ArbBall box_enclosure(const BoxEvaluation& on_box, const PointEvaluation& at_poi
 namespace {
 
 using Queue = std::priority_queue<Box, std::vector<Box>, ByUpper>;
-constexpr const char* kCheckpointSchema = "infoflow-verify/bnb-checkpoint/3";
+constexpr const char* kCheckpointSchema = "infoflow-verify/bnb-checkpoint/4";
 
 // An unbounded box stores its upper bound as "inf" (bound_to_json); any other string is not a box of this search.
 double bound_from_json(const nlohmann::json& j) { return j == "inf" ? INFINITY : j.get<double>(); }
@@ -411,7 +424,11 @@ BranchAndBoundResult search(const BoxEvaluator& evaluate_box, const PointEvaluat
       r.seconds = elapsed();
       return r;
     }
-    accept(evaluate_box(Box{o.lo, o.hi, INFINITY, 0, order++}, r.lower));
+    // The root is contracted as every other box (a no-op on a box that is the same in every block).
+    Box root{o.lo, o.hi, INFINITY, 0, order++};
+    if (!contract_to_sorted_blocks(root.lo, root.hi, o.permutation_block))
+      throw InputError("--box", "expected a box that is the same in every token (the symmetry's fundamental domain)");
+    accept(evaluate_box(std::move(root), r.lower));
   }
   while (true) {
     if (checkpointing && elapsed() - last_save >= save_interval) {
@@ -461,11 +478,12 @@ BranchAndBoundResult search(const BoxEvaluator& evaluate_box, const PointEvaluat
       b.lo[s] = mid;
       split_any = true;
       for (Box* c : {&a, &b}) {
-        if (!outside_sorted_blocks(c->lo, c->hi, o.permutation_block)) {
+        if (contract_to_sorted_blocks(c->lo, c->hi, o.permutation_block)) {
           children.push_back(std::move(*c));
           continue;
         }
-        // An image of boxes inside the domain: a leaf of the tree that is never evaluated.
+        // A box contracted to nothing holds only images of points inside the domain: a leaf of the tree that is
+        // never evaluated.
         if (r.tree.split.size() <= static_cast<std::size_t>(c->order))
           r.tree.split.resize(c->order + 1, -1), r.tree.first_child.resize(c->order + 1, -1);
         ++r.symmetric_leaves;

@@ -46,9 +46,11 @@ struct BranchAndBoundOptions {
   long climb_evaluations = 400;
   /// When b > 0: the caller vouches that e is unchanged when the n/b blocks of b consecutive coordinates are permuted
   /// (a model without positions and a target without fixed positions permute their tokens so) and that the box is the
-  /// same in every block. Every point then has an image with the blocks' first coordinates in increasing order, and a
-  /// box all of whose points have x[t·b] > x[(t+1)·b] for some t is not searched (a leaf "outside the fundamental
-  /// domain": up to (n/b)! times fewer boxes).
+  /// same in every block. Every point then has an image with the blocks' first coordinates in increasing order (the
+  /// fundamental domain), so only the domain is searched: every box is contracted to the smallest box holding its
+  /// points of the domain (contract_to_sorted_blocks), and a box contracted to nothing is a leaf "outside the
+  /// fundamental domain" that is not evaluated ((n/b)! times less volume, and no box enclosed where the domain does
+  /// not reach).
   std::size_t permutation_block = 0;
   /// When non-empty: the search state (every open box, the best point, the counters) is written there atomically
   /// every `checkpoint_seconds` and when the search stops, and a search started with the same `fingerprint` resumes
@@ -98,6 +100,10 @@ ArbBall box_enclosure(const BoxEvaluation& on_box, const PointEvaluation& at_poi
 /// True when every point of [lo, hi] has x[t·b] > x[(t+1)·b] for some block t: the box misses the fundamental domain
 /// {x[0] ≤ x[b] ≤ x[2b] ≤ …} of the block permutations (BranchAndBoundOptions::permutation_block).
 bool outside_sorted_blocks(const std::vector<double>& lo, const std::vector<double>& hi, std::size_t block);
+/// Shrinks [lo, hi] to the smallest box holding every point of [lo, hi] in the fundamental domain
+/// {x[0] ≤ x[b] ≤ x[2b] ≤ …}: x[t·b] ≥ lo[s·b] for s ≤ t and x[t·b] ≤ hi[s·b] for s ≥ t. Returns false (the sides
+/// left inverted) when the box holds no such point. block = 0: no symmetry, the box is left as it is.
+bool contract_to_sorted_blocks(std::vector<double>& lo, std::vector<double>& hi, std::size_t block);
 
 /// Throws InputError for an empty or inverted box, a negative gap or budget, threads or batch < 1, or a checkpoint
 /// whose fingerprint or box is not this search's (argument "--checkpoint").

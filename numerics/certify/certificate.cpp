@@ -19,7 +19,7 @@ nlohmann::json certificate_to_json(const BranchAndBoundResult& r, const std::vec
               {"claim", {{"sup_error_upper", bound_to_json(r.upper)}, {"sup_error_lower", r.lower}, {"attained_at", r.argmax}}},
               {"precision_bits", prec},
               {"tree", r.tree.preorder()}};
-  if (permutation_block > 0) j["permutation_block"] = permutation_block;
+  if (permutation_block > 0) j["permutation_block"] = permutation_block;  // the tree is of contracted boxes
   return j;
 }
 
@@ -27,7 +27,8 @@ CertificateClaim certificate_claim_from_json(const json& j) {
   const auto refuse = [](const std::string& why) -> CertificateClaim { throw InputError("certificate", why); };
   CertificateClaim c;
   try {
-    if (!j.is_object() || j.value("format", "") != kCertificateFormat)
+    const std::string format = j.is_object() ? j.value("format", "") : "";
+    if (format != kCertificateFormat && format != kCertificateFormatUncontracted)
       return refuse(std::string("expected a document with \"format\": \"") + kCertificateFormat + "\"");
     c.lo = j.at("box_lo").get<std::vector<double>>();
     c.hi = j.at("box_hi").get<std::vector<double>>();
@@ -43,6 +44,7 @@ CertificateClaim certificate_claim_from_json(const json& j) {
       if (!b.is_number_unsigned() || b.get<unsigned long long>() < 1 || b.get<unsigned long long>() > 64)
         return refuse("expected permutation_block, when present, to be an integer in [1, 64]");
       c.permutation_block = b.get<std::size_t>();
+      c.contracted_to_sorted_blocks = format == kCertificateFormat;
     }
     // Entries one by one: a number outside int (1e20) must be refused, not converted.
     const json& tree = j.at("tree");
@@ -139,8 +141,19 @@ CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEva
   const std::size_t n = claim.lo.size();
   struct Leaf {
     std::vector<double> lo, hi;
+    bool empty = false;  // a contracted box that holds no point of the fundamental domain
   };
+  if (claim.contracted_to_sorted_blocks && block == 0) {
+    // The tree covers the fundamental domain only: without the symmetry its leaves are not a proof about the box.
+    v.tree_problem = "the tree covers only the fundamental domain of token permutations (block " +
+                     std::to_string(claim.permutation_block) +
+                     "), and that symmetry is not established for this model, target and box";
+    return v;
+  }
+  const bool contract = claim.contracted_to_sorted_blocks;
   std::vector<Leaf> stack{{claim.lo, claim.hi}}, batch;
+  // An empty box (contracted to nothing) is kept with inverted sides, and is a leaf outside the domain.
+  if (contract) stack.back().empty = !contract_to_sorted_blocks(stack.back().lo, stack.back().hi, block);
   // Leaves are bounded in batches (parallel), and merged in tree order (deterministic for any thread count).
   const auto over_budget = [&] {
     return budget_seconds > 0 &&
@@ -175,7 +188,7 @@ CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEva
     stack.pop_back();
     const int s = claim.preorder[pos++];
     if (s == -1) {
-      if (outside_sorted_blocks(box.lo, box.hi, block)) {
+      if (contract ? box.empty : outside_sorted_blocks(box.lo, box.hi, block)) {
         ++v.leaves;
         ++v.symmetric_leaves;
         continue;
@@ -188,6 +201,10 @@ CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEva
       v.tree_problem = "entry " + std::to_string(pos - 1) + " splits coordinate " + std::to_string(s) + " of " + std::to_string(n);
       break;
     }
+    if (box.empty) {
+      v.tree_problem = "entry " + std::to_string(pos - 1) + " splits a box outside the fundamental domain";
+      break;
+    }
     const double mid = 0.5 * (box.lo[s] + box.hi[s]);
     if (!(box.lo[s] < mid && mid < box.hi[s])) {
       v.tree_problem = "entry " + std::to_string(pos - 1) + " splits a side that has no interior midpoint";
@@ -196,6 +213,10 @@ CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEva
     Leaf upper_half = box;
     upper_half.lo[s] = mid;
     box.hi[s] = mid;
+    if (contract) {
+      upper_half.empty = !contract_to_sorted_blocks(upper_half.lo, upper_half.hi, block);
+      box.empty = !contract_to_sorted_blocks(box.lo, box.hi, block);
+    }
     stack.push_back(std::move(upper_half));
     stack.push_back(std::move(box));  // the lower half comes first in preorder
   }

@@ -17,7 +17,9 @@
 
 namespace infoflow {
 
-inline constexpr const char* kCertificateFormat = "infoflow-verify/certificate/1";
+inline constexpr const char* kCertificateFormat = "infoflow-verify/certificate/2";
+/// The format before the search contracted its boxes to the fundamental domain (read, with that meaning, and checked).
+inline constexpr const char* kCertificateFormatUncontracted = "infoflow-verify/certificate/1";
 
 /// What a certificate proves, as read from its file (the problem it is about is checked by the caller).
 struct CertificateClaim {
@@ -30,6 +32,10 @@ struct CertificateClaim {
   /// The search left out the leaves outside the fundamental domain of block permutations (0: none). The checker skips
   /// them only when its caller has established the symmetry for this model, target and box.
   std::size_t permutation_block = 0;
+  /// With a permutation block (format 2): every box of the tree, the root included, is contracted to the smallest box
+  /// holding its points of the fundamental domain (contract_to_sorted_blocks) before it is split or enclosed, and a box
+  /// contracted to nothing is a leaf outside the domain; the leaves then cover the domain, not the box.
+  bool contracted_to_sorted_blocks = false;
 };
 
 /// The certificate document: `problem` (what the caller needs to identify the function e: model digest, target, …)

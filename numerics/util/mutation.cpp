@@ -112,6 +112,7 @@ const char* const kAffineSliverTest = "\"affine forms: a max whose order is know
 
 // The test that catches a symmetry taken where it does not hold (tests/test_certify.cpp).
 const char* const kSymmetryTest = "\"certify leaves out token permutations only where the model and target have them\"";
+const char* const kContractionTest = "\"a box contracted to the fundamental domain keeps every sorted point of the box\"";
 
 const std::vector<MutantInfo>& all_mutants() {
   static const std::vector<MutantInfo> list = {
@@ -294,6 +295,10 @@ const std::vector<MutantInfo>& all_mutants() {
        "certify takes a model with a positional table as invariant under token permutations, so it leaves out boxes "
        "whose error is not an image of any box it searches",
        {}, false, kSymmetryTest},
+      {Mutant::SortedContractionTooFar, "sorted-contraction-too-far",
+       "a box contracted to the fundamental domain of token permutations raises each token's lower end to the middle "
+       "of the previous token's side, not to its lower end, so sorted points of the box are left out of every leaf",
+       {}, false, kContractionTest},
   };
   return list;
 }

@@ -75,6 +75,7 @@ enum class Mutant {
   FreshNoiseSymbolShared,       // every remainder named by a fresh noise symbol gets the same one (certify)
   AffineMaxSliverDropped,       // max of two forms ordered up to a sliver takes the one without the sliver (certify)
   SymmetryIgnoresPositions,     // certify takes a model with a positional table as token-permutation invariant
+  SortedContractionTooFar,      // a box contracted to the fundamental domain loses points of the domain (certify)
   Count,                        // not a mutant: the number of enumerators (MutantSet's size)
 };
 

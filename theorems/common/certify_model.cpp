@@ -460,6 +460,7 @@ CertifyReport certify_model(const ModelT<mpfr::mpreal>& file_model, const Certif
                                    f.problem);
   CertifyReport rep;
   rep.request = q;
+  rep.permutation_block = o.permutation_block;
   rep.rounded_decimals = f.radii ? f.radii->rounded : 0;
   if (f.radii) rep.first_rounded = f.radii->first;
   rep.result = q.enclosure == "affine-only" ? sup_abs_branch_and_bound(evaluation.range(), at_point, evaluation.estimate(), o)
@@ -660,6 +661,7 @@ void to_json(json& j, const CertifyReport& r) {
            {"gap", bound_to_json(r.result.gap())},
            {"relative_gap_requested", r.request.relative_gap},
            {"enclosure", r.request.enclosure},
+           {"permutation_block", r.permutation_block},
            {"symmetric_leaves", r.result.symmetric_leaves},
            {"complete", r.result.complete},
            {"stopped_by", r.result.stopped_by},
@@ -703,9 +705,11 @@ std::string certify_table(const CertifyReport& r) {
     << ", " << r.result.boxes << " boxes in " << format_number(r.result.seconds, 3) << " s (" << format_number(r.boxes_per_second, 4)
     << " boxes/s, enclosure " << r.request.enclosure << ")" << (r.result.resumed ? ", resumed from a checkpoint" : "")
     << "\n";
-  if (r.result.symmetric_leaves > 0)
-    o << "  " << r.result.symmetric_leaves << " boxes left out as token permutations of searched ones (no positional "
-      << "table, no fixed position in the target)\n";
+  if (r.permutation_block > 0)
+    o << "  searched the fundamental domain of token permutations (tokens' first coordinates in order, 1/" << r.request.T
+      << "! of the box; no positional table, no fixed position in the target)"
+      << (r.result.symmetric_leaves > 0 ? ", " + std::to_string(r.result.symmetric_leaves) + " boxes outside it left out" : "")
+      << "\n";
   if (!r.request.certificate.empty() && !r.certificate_check)
     o << "  certificate " << r.request.certificate << ": not written (no finite upper bound to prove)\n";
   if (r.certificate_check)

@@ -87,6 +87,8 @@ struct CertifyReport {
   CertifyRequest request;
   BranchAndBoundResult result;
   double boxes_per_second = 0;
+  /// d when the search covered only the fundamental domain of token permutations (docs/certify.md §1 item 5b), else 0.
+  std::size_t permutation_block = 0;
   std::optional<DoubleExecutionReport> double_execution;
   std::size_t rounded_decimals = 0;  // weights held as balls (decimal strings the reader could not hold exactly)
   std::string first_rounded;         // the JSON path of the first of them
