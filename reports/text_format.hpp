@@ -1,19 +1,13 @@
 #pragma once
-// Text helpers shared by the report writer and the regression: number formatting, escaping for
+// Text helpers shared by the report writer and the regression: number formatting (numerics/util/number_text.hpp), escaping for
 // HTML/XML, file-safe names, and one JUnit XML writer.
 #include <string>
 #include <vector>
 
+#include "numerics/util/number_text.hpp"  // format_number, format_bound (re-exported for the writers)
 #include "numerics/util/utf8.hpp"  // code_points, first_code_points, terminal_text (re-exported for the writers)
 
 namespace infoflow {
-
-/// `digits` significant digits; "+inf", "-inf" or "nan" for non-finite values.
-/// A bound as text that errs on its own side: the decimal printed is >= v (upward) or <= v (downward), with the
-/// fewest of `digits`..17 significant digits that allow it (a certified "sup <= U" must never print below U).
-std::string format_bound(double v, int digits, bool upward);
-
-std::string format_number(double v, int digits = 4);
 
 /// 1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st, …
 std::string ordinal(long n);

@@ -5,7 +5,7 @@
 #include "numerics/scalar/noise_symbols.hpp"
 #include "numerics/util/mutation.hpp"
 #include "test_support.hpp"
-#include "theorems/infoflow/target_eval.hpp"
+#include "numerics/target/target_eval.hpp"
 
 #include <catch2/catch.hpp>
 

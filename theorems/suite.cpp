@@ -36,15 +36,6 @@ SweepCheckpoint SuiteContext::checkpoint(const std::string& name, const std::str
   return SweepCheckpoint((std::filesystem::path(out_dir) / (name + ".checkpoint.jsonl")).string(), fp);
 }
 
-std::string settings_version(const std::string& version, const nlohmann::json& settings) {
-  // FNV-1a over the settings' canonical text: deterministic across runs, builds and machines.
-  std::uint64_t h = 1469598103934665603ull;
-  for (const unsigned char c : settings.dump()) h = (h ^ c) * 1099511628211ull;
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return version + "/settings=" + hex;
-}
-
 namespace {
 const CheckClass* class_of(const std::string& id, const std::vector<std::pair<std::string, CheckClass>>& classes) {
   for (const auto& [key, c] : classes) {

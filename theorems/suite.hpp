@@ -40,9 +40,6 @@ struct SuiteContext {
   SweepCheckpoint checkpoint(const std::string& name, const std::string& version) const;
 };
 
-/// `version` extended with a digest of the settings that determine a point but are not in its key (sample
-/// counts, widths, iterations, ...): a rerun with other settings on the same folder recomputes, never reuses.
-std::string settings_version(const std::string& version, const nlohmann::json& settings);
 
 
 /// How a suite classifies one of its checks (docs/claims.md): its role and, for evidence, the independent route the

@@ -14,7 +14,7 @@
 #include "numerics/sweep/distribution.hpp"
 #include "reports/claims.hpp"
 #include "reports/regression.hpp"
-#include "theorems/common/certify_model.hpp"
+#include "numerics/certify/certify_model.hpp"
 #include "theorems/common/certify_soundness.hpp"
 
 #include <mpfr.h>

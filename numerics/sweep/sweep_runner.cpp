@@ -231,4 +231,13 @@ std::vector<nlohmann::json> run_sweep_json(const std::string& label, const std::
 
 }  // namespace detail
 
+std::string settings_version(const std::string& version, const nlohmann::json& settings) {
+  // FNV-1a over the settings' canonical text: deterministic across runs, builds and machines.
+  std::uint64_t h = 1469598103934665603ull;
+  for (const unsigned char c : settings.dump()) h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return version + "/settings=" + hex;
+}
+
 }  // namespace infoflow

@@ -84,4 +84,8 @@ std::vector<Record> run_sweep(const std::string& label, const std::vector<std::s
   return out;
 }
 
+/// `version` extended with a digest of the settings that determine a point but are not in its key (sample
+/// counts, widths, iterations, ...): a rerun with other settings on the same folder recomputes, never reuses.
+std::string settings_version(const std::string& version, const nlohmann::json& settings);
+
 }  // namespace infoflow

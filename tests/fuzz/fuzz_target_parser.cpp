@@ -1,7 +1,7 @@
 // Fuzzes the target syntax: any text either parses or throws InputError; nothing else may happen.
 #include "fuzz_check.hpp"
 #include "numerics/util/errors.hpp"
-#include "theorems/infoflow/target_syntax.hpp"
+#include "numerics/target/target_syntax.hpp"
 
 #include <cstddef>
 #include <cstdint>

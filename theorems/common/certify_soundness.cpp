@@ -8,8 +8,8 @@
 #include "numerics/util/rng.hpp"
 #include "reports/result.hpp"
 #include "reports/text_format.hpp"
-#include "theorems/common/certify_model.hpp"
-#include "theorems/infoflow/target_eval.hpp"
+#include "numerics/certify/certify_model.hpp"
+#include "numerics/target/target_eval.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -10,7 +10,7 @@
 //   - decoding a quantity that couples T0 tokens of dimension d from an E-dimensional state: exponent
 //     max(0, T0·d/E − 1) (Theorem 3);
 // the plan's exponent is the largest of its steps'. Exponents are affine in T: a + b·T.
-#include "theorems/infoflow/target_syntax.hpp"
+#include "numerics/target/target_syntax.hpp"
 
 #include <nlohmann/json.hpp>
 

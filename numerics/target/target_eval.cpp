@@ -1,4 +1,4 @@
-#include "theorems/infoflow/target_eval.hpp"
+#include "numerics/target/target_eval.hpp"
 
 namespace infoflow {
 

@@ -12,7 +12,7 @@
 #include "numerics/scalar/double_affine_form.hpp"
 #include "numerics/scalar/dual_ball.hpp"
 #include "numerics/util/errors.hpp"
-#include "theorems/infoflow/target_syntax.hpp"
+#include "numerics/target/target_syntax.hpp"
 
 #include <algorithm>
 #include <cmath>

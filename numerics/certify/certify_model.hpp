@@ -1,12 +1,15 @@
 #pragma once
 // `infoflow-verify certify` (docs/certify.md): a certified sup |model − F| over an input box for any model file
 // and any target of the framework's syntax, by interval branch-and-bound (numerics/certify/branch_and_bound.hpp).
-// It certifies the real-number function the weights define (not its floating-point execution).
+// It certifies the real-number function the weights define (not its floating-point execution), or with execution
+// "double" its float64 run. The run's whole data path is here: the request, e = model − F on boxes and points, the
+// search, the certificate and its check, typed reports (certify_model.cpp); their tables and --json document
+// (certify_output.cpp). The suites' checks on certify are in theorems/common/certify_checks.hpp.
 #include "numerics/certify/branch_and_bound.hpp"
 #include "numerics/certify/certificate.hpp"
 #include "numerics/model/model.hpp"
 #include "numerics/model/weights_json.hpp"
-#include "theorems/infoflow/target_syntax.hpp"
+#include "numerics/target/target_syntax.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -120,38 +123,6 @@ CertificateCheckReport check_certificate_file(const nlohmann::json& certificate,
                                               const DecimalRounding* rounding, int threads, double budget_seconds = 0);
 std::string certificate_check_table(const CertificateCheckReport& r);
 
-/// Two independent routes to one model's sup error (docs/certify.md §4): branch-and-bound (any model) against a
-/// lemma-composed certificate (the construction's own proof) and sampled errors. Fails when the attained lower bound
-/// exceeds the lemma certificate (one of them is wrong) or the certified upper bound is below a sampled error;
-/// reports how close the two certified bounds are.
-struct CertifyAgreementCase {
-  std::string name;                // e.g. "thm1 construction T=2 d=2 eps=0.1"
-  Model model;
-  std::string target;
-  int T = 0;
-  double lemma_bound = 0;          // certified by the lemmas
-  double sampled_max = 0;          // the largest sampled |model − F|
-  long max_boxes = 4000;           // deterministic budget
-  std::uint64_t seed = 0;          // of the enclosure audit's random boxes and points
-};
-struct Check;
-Check certify_agreement_check(const std::string& id, const std::vector<CertifyAgreementCase>& cases);
-
-/// The float64 rounding bound (double_execution.hpp) against 256-bit MPFR: for each model, the largest rounding the
-/// search of observed_double_rounding finds over the box [0, 1]^{T·d} must not exceed the certified bound over the
-/// box, nor the bound on the degenerate box of the input where it was found (where the analysis is tightest).
-struct RoundingCase {
-  std::string name;
-  Model model;
-  int T = 0;
-  long samples = 2000;             // MPFR forward passes of the search
-  std::uint64_t seed = 0;
-};
-Check rounding_bound_check(const std::string& id, const std::vector<RoundingCase>& cases);
-/// One head, weights <= 1e3, beta = 5000, whose float64 rounding is ~1e-4 where two logits nearly tie: the reference
-/// case of the rounding bound (no sound bound on such a model can be below that, docs/certify.md §2.1).
-Model near_tie_head();
-
 /// What certify's search takes on one box: the enclosure of e = model − F (natural ∩ mean-value form) and the
 /// enclosure of e's gradient (a Clarke-gradient hull at kinks) that the mean-value form rests on.
 struct BoxEnclosure {
@@ -183,8 +154,5 @@ struct GradientAudit {
 };
 GradientAudit audit_gradient_enclosures(const Model& model, const std::string& target, int T, int points,
                                         std::uint64_t seed);
-
-/// The largest |model − F| over `count` uniform inputs of [0,1]^{T·d} (double; seeded).
-double sampled_sup_error(const Model& model, const std::string& target, int T, int count, std::uint64_t seed);
 
 }  // namespace infoflow

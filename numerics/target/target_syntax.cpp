@@ -1,4 +1,4 @@
-#include "theorems/infoflow/target_syntax.hpp"
+#include "numerics/target/target_syntax.hpp"
 
 #include "numerics/util/utf8.hpp"
 
