@@ -1124,7 +1124,7 @@ TEST_CASE("a box contracted to the fundamental domain keeps every sorted point o
   CHECK(broken.left_out > 0);
 }
 
-TEST_CASE("a certificate over the fundamental domain verifies only where the symmetry holds; an older one reads as before",
+TEST_CASE("a certificate over the fundamental domain verifies only where the symmetry holds, and an older one reads as before",
           "[certify]") {
   // e(x) = x0·(1 − x1) on [0, 1]^2, block 1: its sup is 1 on the box (at (1, 0)) but 1/4 on the sorted half
   // x0 ≤ x1. The tree splits x0 once. Contracted (format 2), the leaves are [0, 1/2] × [0, 1] and [1/2, 1]^2, both
