@@ -1086,9 +1086,18 @@ TEST_CASE("a box contracted to the fundamental domain keeps every sorted point o
     Campaign c;
     for (int b = 0; b < 400 * test::multiplier(); ++b) {
       const std::size_t block = 1 + rng.uniform_index(2), T = 2 + rng.uniform_index(4), n = block * T;
+      // Every other box has its ends on a grid of quarters and its points on a grid of eighths, so that keys tie with
+      // each other and with the ends (where a strict comparison in place of a weak one would show).
+      const bool on_grid = b % 2 == 1;
+      const auto draw = [&](double lo, double hi) {
+        if (!on_grid) return rng.uniform(lo, hi);
+        const auto steps = static_cast<std::uint64_t>(std::lround((hi - lo) * 8));
+        return lo + static_cast<double>(rng.uniform_index(steps + 1)) / 8;
+      };
       std::vector<double> box_lo(n), box_hi(n);
       for (std::size_t i = 0; i < n; ++i) {
-        const double u = rng.uniform(), v = rng.uniform();
+        const double u = on_grid ? static_cast<double>(rng.uniform_index(5)) / 4 : rng.uniform();
+        const double v = on_grid ? static_cast<double>(rng.uniform_index(5)) / 4 : rng.uniform();
         box_lo[i] = std::min(u, v), box_hi[i] = std::max(u, v);
       }
       std::vector<double> c_lo = box_lo, c_hi = box_hi;
@@ -1096,7 +1105,7 @@ TEST_CASE("a box contracted to the fundamental domain keeps every sorted point o
       c.empty_boxes += !holds_some;
       for (int k = 0; k < 200; ++k) {
         std::vector<double> x(n);
-        for (std::size_t i = 0; i < n; ++i) x[i] = rng.uniform(box_lo[i], box_hi[i]);
+        for (std::size_t i = 0; i < n; ++i) x[i] = draw(box_lo[i], box_hi[i]);
         std::vector<double> keys;
         for (std::size_t t = 0; t < T; ++t) keys.push_back(x[t * block]);
         std::sort(keys.begin(), keys.end());
@@ -1128,7 +1137,9 @@ TEST_CASE("a certificate over the fundamental domain verifies only where the sym
           "[certify]") {
   // e(x) = x0·(1 − x1) on [0, 1]^2, block 1: its sup is 1 on the box (at (1, 0)) but 1/4 on the sorted half
   // x0 ≤ x1. The tree splits x0 once. Contracted (format 2), the leaves are [0, 1/2] × [0, 1] and [1/2, 1]^2, both
-  // bounded by 1/2; the same tree read as format 1 has the leaf [1/2, 1] × [0, 1], bounded by 1 only.
+  // bounded by 1/2; the same tree read as format 1 has the leaf [1/2, 1] × [0, 1], bounded by 1 only. This e is not
+  // symmetric: the test is of how the checker rebuilds the tree. A caller that vouched for a symmetry e does not have
+  // would get the claim 0.51 verified though the sup over the box is 1, which is why the caller establishes it.
   const BoxEvaluation on_box = [](const std::vector<DualBall>& x) {
     return x[0] * (DualBall(ArbBall(1.0, 128)) - x[1]);
   };
@@ -1147,6 +1158,8 @@ TEST_CASE("a certificate over the fundamental domain verifies only where the sym
   const CertificateVerdict unestablished = check_certificate(contracted, on_box, at_point, 1, 0, /*permutation_block=*/0);
   CHECK_FALSE(unestablished.verified());
   CHECK_THAT(unestablished.tree_problem, Catch::Contains("fundamental domain"));
+  // Another block than the claim's (the caller established a symmetry of pairs of coordinates): refused alike.
+  CHECK_FALSE(check_certificate(contracted, on_box, at_point, 1, 0, /*permutation_block=*/2).verified());
   // Format 1 (before contraction): the same tree's leaves are halves of the box, and the claim is refused.
   certificate["format"] = kCertificateFormatUncontracted;
   const CertificateClaim uncontracted = certificate_claim_from_json(certificate);
@@ -1200,10 +1213,20 @@ TEST_CASE("certify leaves out token permutations only where the model and target
   q.max_boxes = 2000;
   q.verify_proof = true;
   const CertifyReport r = certify_model(convert_model<mpfr::mpreal>(con.model(), Precision{256}), q);
+  CHECK(r.permutation_block == 2);
   REQUIRE(r.certificate_check);
+  CHECK(r.certificate_check->claim.permutation_block == 2);
+  CHECK(r.certificate_check->claim.contracted_to_sorted_blocks);
   CHECK(r.certificate_check->verified());
   CHECK(r.certificate_check->verdict.symmetric_leaves == r.result.symmetric_leaves);
   CHECK(r.result.upper >= sampled_sup_error(con.model(), q.target, 2, 4000, 5));
+  // The checker contracts the tree's boxes by its own route: a search that contracts too far (leaving sorted points
+  // out of every box) builds boxes the checker does not, and its claim is refused.
+  set_active_mutant(Mutant::SortedContractionTooFar);
+  const CertifyReport too_far = certify_model(convert_model<mpfr::mpreal>(con.model(), Precision{256}), q);
+  set_active_mutant(Mutant::None);
+  REQUIRE(too_far.certificate_check);
+  CHECK_FALSE(too_far.certificate_check->verified());
 }
 
 TEST_CASE("the search's double affine form and the checker's arb form take the same decisions on a whole model",

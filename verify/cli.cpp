@@ -315,6 +315,7 @@ int cmd_check_certificate(const std::string& file, const std::string& weights, i
                       {"sup_error_upper", rep.claim.upper}, {"sup_error_lower", rep.claim.lower},
                       {"tree_well_formed", v.tree_well_formed}, {"tree_problem", v.tree_problem},
                       {"leaves", v.leaves}, {"symmetric_leaves", v.symmetric_leaves}, {"leaves_not_bounded", v.leaves_not_bounded},
+                      {"leaves_cover_fundamental_domain", rep.claim.contracted_to_sorted_blocks},
                       {"largest_leaf_bound", bound_to_json(v.worst_leaf)}, {"lower_attained", v.lower_attained},
                       {"out_of_time", v.out_of_time}, {"seconds", v.seconds}}.dump(2)
               << "\n";

@@ -424,10 +424,13 @@ BranchAndBoundResult search(const BoxEvaluator& evaluate_box, const PointEvaluat
       r.seconds = elapsed();
       return r;
     }
-    // The root is contracted as every other box (a no-op on a box that is the same in every block).
+    // The root is contracted as every other box (a no-op on a box that is the same in every block, which the
+    // symmetry needs: the caller vouches for it, and it is checked here).
     Box root{o.lo, o.hi, INFINITY, 0, order++};
-    if (!contract_to_sorted_blocks(root.lo, root.hi, o.permutation_block))
-      throw InputError("--box", "expected a box that is the same in every token (the symmetry's fundamental domain)");
+    for (std::size_t i = o.permutation_block; o.permutation_block > 0 && i < n; ++i)
+      if (o.lo[i] != o.lo[i % o.permutation_block] || o.hi[i] != o.hi[i % o.permutation_block])
+        throw ContractError("sup_abs_branch_and_bound", "a permutation block with a box that differs between blocks");
+    contract_to_sorted_blocks(root.lo, root.hi, o.permutation_block);
     accept(evaluate_box(std::move(root), r.lower));
   }
   while (true) {

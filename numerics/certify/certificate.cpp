@@ -29,7 +29,8 @@ CertificateClaim certificate_claim_from_json(const json& j) {
   try {
     const std::string format = j.is_object() ? j.value("format", "") : "";
     if (format != kCertificateFormat && format != kCertificateFormatUncontracted)
-      return refuse(std::string("expected a document with \"format\": \"") + kCertificateFormat + "\"");
+      return refuse(std::string("expected a document with \"format\": \"") + kCertificateFormat + "\" (or \"" +
+                    kCertificateFormatUncontracted + "\", still read)");
     c.lo = j.at("box_lo").get<std::vector<double>>();
     c.hi = j.at("box_hi").get<std::vector<double>>();
     const json& claim = j.at("claim");
@@ -81,6 +82,25 @@ namespace {
 double magnitude_bound(double lower, double upper) {
   const double m = std::max(std::fabs(lower), std::fabs(upper));
   return std::isnan(m) ? INFINITY : m;
+}
+
+// The checker's own contraction of [lo, hi] to the fundamental domain {x[0] ≤ x[b] ≤ …} (the search's is
+// contract_to_sorted_blocks; this is a second route, so that a defect there makes the two trees' boxes differ instead
+// of agreeing on leaves that miss sorted points): a sorted point of the box has lo[s·b] ≤ x[s·b] ≤ x[t·b] for every
+// s ≤ t and x[t·b] ≤ x[s·b] ≤ hi[s·b] for every s ≥ t, and every value in between is reached by one (raise the earlier
+// keys to it, lower the later ones). Returns false when some key is left with lo > hi: the box holds no sorted point.
+bool contract_to_domain(std::vector<double>& lo, std::vector<double>& hi, std::size_t block) {
+  const std::vector<double> lo0 = lo, hi0 = hi;
+  const std::size_t keys = lo.size() / block;
+  bool holds_some = true;
+  for (std::size_t t = 0; t < keys; ++t) {
+    for (std::size_t s = 0; s < keys; ++s) {
+      if (s < t) lo[t * block] = std::max(lo[t * block], lo0[s * block]);
+      if (s > t) hi[t * block] = std::min(hi[t * block], hi0[s * block]);
+    }
+    holds_some = holds_some && lo[t * block] <= hi[t * block];
+  }
+  return holds_some;
 }
 
 // The checker's own enclosure of |e| over the box [lo, hi]: with c the centre and r the radius of the box as an arb
@@ -152,8 +172,14 @@ CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEva
   }
   const bool contract = claim.contracted_to_sorted_blocks;
   std::vector<Leaf> stack{{claim.lo, claim.hi}}, batch;
-  // An empty box (contracted to nothing) is kept with inverted sides, and is a leaf outside the domain.
-  if (contract) stack.back().empty = !contract_to_sorted_blocks(stack.back().lo, stack.back().hi, block);
+  // A box contracted to nothing is kept with inverted sides, and must be a leaf outside the domain. (The halves of a
+  // contracted box never are: once contracted, each holds the sorted point at its lower ends. The rule is for a tree
+  // that says otherwise.)
+  if (contract && !contract_to_domain(stack.back().lo, stack.back().hi, block)) {
+    // A root with no sorted point would make the one-leaf tree prove any claim about nothing.
+    v.tree_problem = "the box holds no point of the fundamental domain of token permutations";
+    return v;
+  }
   // Leaves are bounded in batches (parallel), and merged in tree order (deterministic for any thread count).
   const auto over_budget = [&] {
     return budget_seconds > 0 &&
@@ -214,8 +240,8 @@ CertificateVerdict check_certificate(const CertificateClaim& claim, const BoxEva
     upper_half.lo[s] = mid;
     box.hi[s] = mid;
     if (contract) {
-      upper_half.empty = !contract_to_sorted_blocks(upper_half.lo, upper_half.hi, block);
-      box.empty = !contract_to_sorted_blocks(box.lo, box.hi, block);
+      upper_half.empty = !contract_to_domain(upper_half.lo, upper_half.hi, block);
+      box.empty = !contract_to_domain(box.lo, box.hi, block);
     }
     stack.push_back(std::move(upper_half));
     stack.push_back(std::move(box));  // the lower half comes first in preorder

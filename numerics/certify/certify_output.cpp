@@ -27,6 +27,11 @@ std::string certificate_check_table(const CertificateCheckReport& r) {
   o << "  " << v.leaves - v.symmetric_leaves << " leaves re-enclosed (natural interval ∩ centred form ∩ affine range, arb at "
     << r.claim.prec << " bits): largest bound " << format_bound(v.worst_leaf, 6, true) << ", " << v.leaves_not_bounded
     << " above the claim\n";
+  // What the proof rests on besides the leaves: the token symmetry, which the checker established itself.
+  if (r.claim.contracted_to_sorted_blocks && v.tree_well_formed)
+    o << "  the leaves cover the fundamental domain of token permutations (tokens' first coordinates in order); the "
+      << "symmetry that makes that a proof about the box was established for this model, target and box (no positional "
+      << "table, no fixed position, the same interval for every token)\n";
   if (v.symmetric_leaves > 0)
     o << "  " << v.symmetric_leaves << " leaves outside the fundamental domain of token permutations, established for "
       << "this model, target and box (no positional table, no fixed position, the same interval for every token)\n";
