@@ -710,8 +710,8 @@ int cli_main(int argc, char** argv, const char* single_suite) {
                       "box, splits the widest side); mean-value: the natural enclosure and the mean-value form only");
   certify->add_flag("--no-symmetry", [&](std::int64_t) { certify_request.symmetry = false; },
                     "search every box even where the model (no positional table) and the target (no fixed position) "
-                    "are invariant under token permutations (by default boxes outside one ordering of the tokens are "
-                    "left out)");
+                    "are invariant under token permutations (by default only one ordering of the tokens is searched, "
+                    "every box contracted to it)");
   certify->add_option("--rounding-boxes", certify_request.rounding_boxes,
                       "with --execution double: sub-boxes the rounding bound may split the box into (default 4096)");
   certify->add_option("--checkpoint", certify_request.checkpoint,

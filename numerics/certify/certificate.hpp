@@ -29,8 +29,9 @@ struct CertificateClaim {
   std::vector<double> attained_at;
   std::vector<int> preorder;     // the split tree (SplitTree::preorder)
   long prec = 128;               // the working precision of the balls
-  /// The search left out the leaves outside the fundamental domain of block permutations (0: none). The checker skips
-  /// them only when its caller has established the symmetry for this model, target and box.
+  /// The search covered only the fundamental domain of block permutations (0: none; a block b > 0 in format 1: it
+  /// left out the leaves wholly outside the domain). The checker takes the domain for the box only when its caller
+  /// has established the symmetry for this model, target and box.
   std::size_t permutation_block = 0;
   /// With a permutation block (format 2): every box of the tree, the root included, is contracted to the smallest box
   /// holding its points of the fundamental domain (contract_to_sorted_blocks) before it is split or enclosed, and a box
@@ -61,8 +62,9 @@ struct CertificateVerdict {
 };
 
 /// Checks `claim` for the function that `on_box` and `at_point` evaluate. `permutation_block`: the block size of a
-/// permutation symmetry the caller has established for that function and box (0: none); leaves outside its
-/// fundamental domain are then not enclosed, and only when the claim's own permutation_block is the same. Deterministic for any thread count. With
+/// permutation symmetry the caller has established for that function and box (0: none); only when it is the claim's
+/// own permutation_block is a tree of contracted boxes (format 2) a proof about the box, and are leaves outside the
+/// fundamental domain left unenclosed. Deterministic for any thread count. With
 /// budget_seconds > 0 the check stops once that much time has passed (between batches of 256 leaves) and reports
 /// out_of_time: not verified, and not refuted either.
 /// `range` (optional): a further enclosure of each leaf (the affine form's range, evaluated on the same sides as the

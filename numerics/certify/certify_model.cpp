@@ -553,8 +553,9 @@ CertificateCheckReport check_certificate_file(const json& certificate, const Mod
   // (intersected in doubles; the search's double range was widened by `checkable`, so no leaf is bounded more loosely
   // here than either search bounded it).
   const ErrorEvaluation evaluation(f.model, target, q.T, q.d, f.radii, rep.claim.prec, /*affine=*/false);
-  // The symmetry the search used is taken only when it holds here (this model, target and box); otherwise every leaf
-  // is enclosed, the ones the search left out too.
+  // The symmetry the search used is taken only when it holds here (this model, target and box); otherwise a tree of
+  // contracted boxes (format 2) is refused, and a format-1 tree has every leaf enclosed, the ones the search left out
+  // too.
   const std::size_t block = token_permutation_block(f.model.arch, target, q.T, q.d, rep.claim.lo, rep.claim.hi);
   rep.verdict = check_certificate(rep.claim, evaluation.on_box(), evaluation.at_point(), threads, budget_seconds, block,
                                   evaluation.range(/*in_arb=*/true));

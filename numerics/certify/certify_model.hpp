@@ -39,8 +39,9 @@ struct CertifyRequest {
   /// affine form (the enclosure before it, for comparison).
   /// The checker of a certificate always uses every family: the bound it verifies never depends on this.
   std::string enclosure = "affine";
-  /// Leave out the boxes outside the fundamental domain of token permutations when the model has no positional table,
-  /// the target names no fixed position and the box is the same for every token (docs/certify.md §1 item 5).
+  /// Search only the fundamental domain of token permutations (every box contracted to it) when the model has no
+  /// positional table, the target names no fixed position and the box is the same for every token (docs/certify.md
+  /// §1 item 5b).
   bool symmetry = true;
   /// With execution "double": sub-boxes the rounding bound may split the box into (the worst is split first).
   long rounding_boxes = 4096;
