@@ -1,13 +1,8 @@
 #include "reports/text_format.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cmath>
-#include <cstdlib>
-
 #include <cctype>
-#include <cmath>
-#include <iomanip>
+#include <cstdio>
 #include <sstream>
 
 namespace infoflow {

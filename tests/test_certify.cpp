@@ -10,6 +10,7 @@
 #include "numerics/scalar/noise_symbols.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/util/file_io.hpp"
+#include "numerics/util/number_text.hpp"
 #include "test_support.hpp"
 #include "numerics/certify/certify_model.hpp"
 #include "theorems/common/certify_checks.hpp"
@@ -223,8 +224,6 @@ TEST_CASE("certify: bad requests exit as input errors", "[certify]") {
   q.relative_gap = -1;
   CHECK_THROWS_AS(certify_model(m, q), InputError);
 }
-
-#include "reports/text_format.hpp"
 
 TEST_CASE("certify prints bounds that err on their own side", "[certify]") {
   SplitMix64 rng = test::rng_for("format-bound");

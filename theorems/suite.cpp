@@ -6,7 +6,6 @@
 #include "reports/claims.hpp"
 
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 
 #include "build_commit.hpp"  // generated at build time: INFOFLOW_BUILD_COMMIT

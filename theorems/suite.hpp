@@ -40,8 +40,6 @@ struct SuiteContext {
   SweepCheckpoint checkpoint(const std::string& name, const std::string& version) const;
 };
 
-
-
 /// How a suite classifies one of its checks (docs/claims.md): its role and, for evidence, the independent route the
 /// verdict compares against. The classification of every check is written down in its suite's file. (A control
 /// names the check it belongs to where it is made: Check::control_of.)

@@ -2,7 +2,6 @@
 
 #include "numerics/certify/double_execution.hpp"
 #include "numerics/model/forward.hpp"
-#include "numerics/model/random_model.hpp"
 #include "numerics/model/weights_json.hpp"
 #include "numerics/scalar/noise_symbols.hpp"
 #include "numerics/sweep/sweep_runner.hpp"
@@ -11,11 +10,11 @@
 #include "numerics/util/mutation.hpp"
 #include "numerics/util/number_text.hpp"
 #include "numerics/util/record_seal.hpp"
+#include "numerics/util/rng.hpp"
 #include "build_commit.hpp"  // INFOFLOW_BUILD_COMMIT: a checkpoint is resumed by the build that wrote it only
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 namespace infoflow {
 

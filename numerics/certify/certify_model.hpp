@@ -13,8 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace infoflow {
@@ -107,11 +110,12 @@ std::string covers_text(const CertifyReport& r);
 void to_json(nlohmann::json& j, const CertifyReport& r);
 std::string certify_table(const CertifyReport& r);
 
-/// Throws InputError (exit 2) for an unknown or non-evaluable target, a token dimension that is not the
-/// model's, T outside 1..64 or beyond the model's positional table, T·d > 64, an empty box or one whose ends are
-/// neither one nor T·d numbers each, a gap < 0, a budget
-/// outside (0, 1 day], threads outside 1..256, an execution other than real or double, an enclosure other than affine or mean-value, or a checkpoint file that
-/// belongs to another model or request.
+/// Throws InputError (exit 2) for an unknown or non-evaluable target, a token dimension that is not the model's, T
+/// outside 1..64 or beyond the model's positional table, T·d > 64, an empty box or one whose ends are neither one nor
+/// T·d numbers each, a gap outside [0, 1e6], a budget outside (0, 1 day], threads outside 1..256, max boxes outside
+/// 1..1e9, an execution other than real or double, an enclosure other than affine, affine-only or mean-value, rounding
+/// boxes outside 1..1e7, a checkpoint interval outside (0, 1 day], or a checkpoint file that belongs to another model
+/// or request.
 /// `rounding` (from weights_from_json): the reader's radii; the weights are enclosed as balls around the stored
 /// values, so the certificate covers the values the file's decimal strings denote (execution "real").
 CertifyReport certify_model(const ModelT<mpfr::mpreal>& model, const CertifyRequest& request,
@@ -131,7 +135,7 @@ struct BoxEnclosure {
   std::vector<ArbBall> gradient;
 };
 /// Those enclosures on each of `boxes` (lo, hi), for one model, target and T: what every certified bound rests on,
-/// exposed so that a search at points (certify_soundness.hpp) can hold them against values and derivatives inside.
+/// exposed so that a search at points (theorems/common/certify_soundness.hpp) can hold them against values and derivatives inside.
 std::vector<BoxEnclosure> certify_box_enclosures(const Model& model, const std::string& target, int T,
                                                  const std::vector<std::pair<std::vector<double>, std::vector<double>>>& boxes);
 

@@ -148,6 +148,7 @@ void add_product(AffineForm& acc, const AffineForm& a, const AffineForm& b) {
   widen(acc.coef, v.coef.size(), prec);
   for (std::size_t i = 0; i < v.coef.size(); ++i) arb_addmul(acc.coef[i].raw(), k.centre.raw(), v.coef[i].raw(), prec);
   arb_addmul(acc.centre.raw(), k.centre.raw(), v.centre.raw(), prec);
+  // hull_product's point case, without its temporary (a weight is a point: this is every matrix-vector product).
   if (mag_is_zero(arb_radref(k.hull.raw()))) arb_addmul(acc.hull.raw(), k.hull.raw(), v.hull.raw(), prec);
   else acc.hull += hull_product(k.hull, v.hull);
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Numbers as text: a figure for a table, and a bound that errs on its own side (a certified "sup <= U" must never
-// print below U). Used by certify's reports (numerics/certify) and by the report writers (reports/text_format.hpp).
+// print below U). Used by certify's reports (numerics/certify), and by the suites, the CLI and the report writers
+// through reports/text_format.hpp.
 #include <string>
 
 namespace infoflow {

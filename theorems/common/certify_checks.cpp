@@ -1,13 +1,14 @@
 #include "theorems/common/certify_checks.hpp"
 
+#include "numerics/certify/certify_model.hpp"
+
 #include "numerics/certify/double_execution.hpp"
 #include "numerics/model/forward.hpp"
 #include "numerics/model/random_model.hpp"
 #include "numerics/target/target_eval.hpp"
 #include "numerics/util/rng.hpp"
+#include "numerics/util/mutation.hpp"
 #include "reports/result.hpp"
-#include "reports/text_format.hpp"
-#include "theorems/suite.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,6 @@
 #pragma once
-// Suite checks on `certify` (docs/certify.md §4): two routes to a construction's sup error, and the float64 rounding
-// bound against 256-bit MPFR. The search and the checker they judge are in numerics/certify/certify_model.hpp.
-#include "numerics/certify/certify_model.hpp"
+// Suite checks on `certify`: two routes to a construction's sup error (docs/certify.md §4), and the float64 rounding
+// bound against 256-bit MPFR (§2.1). The search and the checker they judge are in numerics/certify/certify_model.hpp.
 #include "numerics/model/model.hpp"
 
 #include <cstdint>

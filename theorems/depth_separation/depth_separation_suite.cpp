@@ -4,7 +4,6 @@
 #include "theorems/suite.hpp"
 
 #include <algorithm>
-#include "numerics/certify/certify_model.hpp"
 #include "theorems/common/certify_checks.hpp"
 #include "theorems/depth_separation/certify_construction.hpp"
 #include "theorems/depth_separation/class_fits.hpp"

@@ -2,7 +2,6 @@
 // temperature isolates the k-th largest (L3, certified on its family), and Ceres fits for k = 1, 2, 3.
 #include "numerics/util/rng.hpp"
 #include "theorems/suite.hpp"
-#include "numerics/certify/certify_model.hpp"
 #include "theorems/common/certify_checks.hpp"
 #include "theorems/common/certify_soundness.hpp"
 #include "theorems/kth_retrieval/argmax_and_l3.hpp"
