@@ -166,6 +166,15 @@ for f in index.html report.md results.json junit.xml; do
   if [[ -s "$work/a/$f" ]]; then passes=$((passes+1)); else echo "FAIL report: $f missing"; fails=$((fails+1)); fi
 done
 expect "unknown suite" 2 "--only: unknown suite 'nope'" -- "$cli" all --only nope --out "$work/x"
+expect "unknown skipped suite" 2 "--skip: unknown suite 'nope'" -- "$cli" all --skip nope --out "$work/x"
+expect "only and skip" 2 "--skip: expected either --only or --skip" -- "$cli" all --only lemmas --skip thm1 --out "$work/x"
+expect "skip every suite" 2 "--skip: expected at least one suite left" -- "$cli" all --skip lemmas,thm1,thm2,thm3,framework,experiments --out "$work/x"
+# A baseline this build cannot read is refused before any suite runs (not after hours of work).
+expect "all with an unreadable baseline" 2 "--baseline: cannot open" -- "$cli" all --only lemmas --baseline "$work/none.json" --out "$work/x"
+if "$cli" all --only lemmas --baseline "$work/none.json" --out "$work/x" 2>&1 | grep -q "running lemmas"; then
+  echo "FAIL all with an unreadable baseline: a suite ran first"; fails=$((fails+1)); else passes=$((passes+1)); fi
+# --skip leaves the named suites out (aliases too) and runs the rest: here lemmas alone.
+expect "skip" 0 "suite 1/1: running lemmas" -- "$cli" all --skip thm1,thm2,thm3,framework,experiments --out "$work/skip"
 # Off a terminal, every progress line carries a UTC time stamp and where the run stands among the suites.
 expect "log lines" 0 "^20[0-9-]+T[0-9:]+Z \[all\] suite 1/1: running lemmas" -- "$cli" all --only lemmas --out "$work/logs"
 expect "report from results" 0 "report:" -- "$cli" report --results "$work/a" --out "$work/r"

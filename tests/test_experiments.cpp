@@ -232,7 +232,9 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
            {"--triangle-T", "100"}, {"--seeds", "0"}, {"--steps", "0"}, {"--lr", "2"}, {"--batch", "0"},
            {"--train-samples", "1000000"}, {"--restarts", "0"}, {"--restarts", "17"}, {"--warmup-steps", "8000"},
            {"--warmup-steps", "3000"}, {"--id-ffn-width", "0"}, {"--construction-widths", "24"},
-           {"--construction-widths", "8"}, {"--construction-arm", "2"}, {"--id-ffn-width", "24"}}) {
+           {"--construction-widths", "8"}, {"--construction-arm", "2"}, {"--id-ffn-width", "24"}, {"--fresh-samples", "2"},
+           {"--curriculum-T", "8"} /* without fresh samples */, {"--log-temperatures", "-1"}, {"--gradient-clip", "0"},
+           {"--gradient-clip", "nan"}}) {
     ctx.options = {{name, value}};
     INFO(name << " " << value);
     CHECK_THROWS_AS(experiments_config(ctx), InputError);
@@ -358,6 +360,47 @@ TEST_CASE("experiments: restarts are chosen on the selection set and keep the si
   CHECK(run_experiment_cell(dd, tr, test::seed()).sq_err != single.sq_err);
   tr.warmup_steps = 20;
   CHECK_THROWS_AS(run_experiment_cell(dd, tr, test::seed()), ContractError);
+}
+
+TEST_CASE("experiments: fresh samples follow the curriculum's stages, standardised like the fixed set", "[experiments]") {
+  ExperimentTraining tr = tiny_training();
+  tr.steps = 10;
+  tr.fresh_samples = true;
+  tr.curriculum_T = {4};
+  const ExperimentCell dd{ExperimentKind::IntrinsicDimension, 2, 8, 2, 2, intrinsic_dimension_E(2), 0};
+  const double mean = 0.5, sd = 2.0;
+  const SampleDrawer draw = experiment_sample_drawer(dd, tr, mean, sd, test::seed());
+  // Recomputed here by the target itself: the drawer's targets are (F(X) - mean) / sd.
+  const IntrinsicDimensionTarget F = IntrinsicDimensionTarget::draw(2, test::seed());
+  for (const int step : {1, 5, 6, 10}) {
+    SplitMix64 rng(test::seed() + static_cast<std::uint64_t>(step));
+    Dataset out;
+    draw(step, rng, 3, out);
+    REQUIRE(out.y.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+      CHECK(out.X[i].size() == (step <= 5 ? 4u : 8u));  // two equal stages: T = 4 for steps 1..5, then the cell's 8
+      CHECK(out.y[i] == Approx((F(out.X[i]) - mean) / sd).epsilon(1e-14));
+    }
+  }
+  // A cell trained on fresh samples: deterministic, and not the fixed set's training.
+  ExperimentTraining fixed = tiny_training();
+  ExperimentTraining fresh = fixed;
+  fresh.fresh_samples = true;
+  const CellResult a = run_experiment_cell(dd, fresh, test::seed());
+  CHECK(a.sq_err == run_experiment_cell(dd, fresh, test::seed()).sq_err);
+  const CellResult b = run_experiment_cell(dd, fixed, test::seed());
+  CHECK(a.sq_err != b.sq_err);
+  CHECK(a.valid_variance == b.valid_variance);  // the same validation set
+  fresh.curriculum_T = {4};
+  CHECK(run_experiment_cell(dd, fresh, test::seed()).sq_err != a.sq_err);
+  // The settings name the new options only when used, so that earlier runs keep their checkpoints' version.
+  CHECK(!fixed.to_json().contains("fresh"));
+  CHECK(fresh.to_json().at("curriculum_T") == nlohmann::json::array({4}));
+  fresh.log_temperatures = true;
+  fresh.gradient_clip = 1.0;
+  CHECK(fresh.to_json().at("log_temperatures") == true);
+  CHECK(fresh.to_json().at("gradient_clip") == 1.0);
+  CHECK(std::isfinite(run_experiment_cell(dd, fresh, test::seed()).nmse));
 }
 
 TEST_CASE("experiments: the construction arm starts from the construction", "[experiments]") {

@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -312,4 +313,114 @@ TEST_CASE("batched multi-layer model: the temperature's sum over a query-by-row 
       INFO("T " << T << ": " << got << " against " << want);
       REQUIRE(std::memcmp(&got, &want, sizeof got) == 0);
     }
+}
+
+namespace {
+
+// The mean of a sequence's first coordinates over T = 4 tokens: a target the single-layer model below represents.
+void draw_mean_samples(SplitMix64& rng, int count, Dataset& out) {
+  for (int i = 0; i < count; ++i) {
+    const auto X = random_cube_sequence(4, 1, rng);
+    out.add(X, (X[0][0] + X[1][0] + X[2][0] + X[3][0]) / 4.0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("trainer: fresh samples learn, never repeat, ignore the thread count, and equal the fixed set's full batch", "[train]") {
+  auto rng = test::rng_for("trainer-fresh");
+  Dataset valid;
+  draw_mean_samples(rng, 256, valid);
+  const Model start = random_model(single_layer_fit_architecture(1, 2, 1, 6), rng, 0.5);
+  TrainOptions o;
+  o.steps = 1500;
+  o.batch = 64;
+  o.seed = test::seed();
+  const SampleDrawer draw = [](int, SplitMix64& r, int count, Dataset& out) { draw_mean_samples(r, count, out); };
+  const TrainResult r1 = train_model(start, draw, valid, o);
+  INFO("valid rmse " << r1.valid.rmse << ", on fresh samples " << r1.train.rmse);
+  CHECK(r1.valid.rmse < 0.03);
+  CHECK(r1.train.rmse < 0.03);  // measured on samples drawn after the training, not on a fixed set
+  // Two chunks per step (batch 300 > 128): the same model with two threads.
+  o.steps = 40;
+  o.batch = 300;
+  const TrainResult one = train_model(start, draw, valid, o);
+  o.threads = 2;
+  CHECK(train_model(start, draw, valid, o).model.params == one.model.params);
+  // No sample twice: every drawn sequence (steps x batch, and the final measurement's) is distinct.
+  std::vector<double> seen;
+  const SampleDrawer recording = [&seen](int, SplitMix64& r, int count, Dataset& out) {
+    draw_mean_samples(r, count, out);
+    for (int i = 0; i < count; ++i) seen.push_back(out.X[static_cast<std::size_t>(i)][0][0]);
+  };
+  o.threads = 1;
+  train_model(start, recording, valid, o);
+  CHECK(seen.size() == static_cast<std::size_t>(o.steps * o.batch) + valid.y.size());
+  std::sort(seen.begin(), seen.end());
+  CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+  // A second route: a drawer that returns the whole fixed set at every step is the fixed set's full batch.
+  Dataset fixed;
+  draw_mean_samples(rng, 100, fixed);
+  o.batch = 100;
+  o.steps = 30;
+  const SampleDrawer whole_set = [&fixed](int, SplitMix64&, int count, Dataset& out) {
+    for (int i = 0; i < count; ++i) {  // count is 100 at every step; the final measurement asks for 256
+      const std::size_t k = static_cast<std::size_t>(i) % fixed.y.size();
+      out.add(fixed.X[k], fixed.y[k]);
+    }
+  };
+  CHECK(train_model(start, whole_set, valid, o).model.params == train_model(start, fixed, valid, o).model.params);
+  // A drawer that returns another count, from a parallel chunk, and an empty validation set are contract errors.
+  o.batch = 300;
+  o.threads = 2;
+  const SampleDrawer short_by_one = [](int, SplitMix64& r, int count, Dataset& out) { draw_mean_samples(r, count - 1, out); };
+  REQUIRE_THROWS_AS(train_model(start, short_by_one, valid, o), ContractError);
+  REQUIRE_THROWS_AS(train_model(start, draw, Dataset{}, o), ContractError);
+}
+
+TEST_CASE("trainer: log temperatures move by a factor per step, linear ones by an amount; clipping scales the step", "[train]") {
+  auto rng = test::rng_for("trainer-log-temperatures");
+  Dataset train;
+  draw_mean_samples(rng, 64, train);
+  Model start = random_model(single_layer_fit_architecture(1, 2, 1, 6), rng, 0.5);
+  for (double& beta : start.temperatures) beta = 5.0;
+  TrainOptions o;
+  o.steps = 1;
+  o.batch = 64;
+  o.learning_rate = 0.1;
+  o.free_temperatures = true;
+  // Adam's first step is lr·g/(|g| + eps) = ±lr in the stepped coordinate (beta or log beta) once eps is far below
+  // |g| (the temperature's gradient is ~1e-9 here).
+  o.adam_eps = 1e-30;
+  const TrainResult linear = train_model(start, train, train, o);
+  o.log_temperatures = true;
+  const TrainResult logarithmic = train_model(start, train, train, o);
+  for (std::size_t i = 0; i < start.temperatures.size(); ++i) {
+    INFO("temperature " << i << ": " << linear.model.temperatures[i] << " (linear), " << logarithmic.model.temperatures[i]
+                        << " (log)");
+    CHECK(std::fabs(linear.model.temperatures[i] - 5.0) == Approx(0.1).epsilon(1e-4));
+    CHECK(std::fabs(std::log(logarithmic.model.temperatures[i] / 5.0)) == Approx(0.1).epsilon(1e-4));
+    // Both descend: the same direction.
+    CHECK((linear.model.temperatures[i] > 5.0) == (logarithmic.model.temperatures[i] > 5.0));
+  }
+  // The weights' step does not depend on how the temperatures are stepped.
+  CHECK(linear.model.params == logarithmic.model.params);
+  // log_temperatures without free temperatures is a contract error.
+  o.free_temperatures = false;
+  REQUIRE_THROWS_AS(train_model(start, train, train, o), ContractError);
+  // Clipping: a bound the gradient never reaches changes nothing; a tiny one shrinks the gradient below Adam's eps,
+  // so the first step is far shorter than lr.
+  o.log_temperatures = false;
+  o.adam_eps = 1e-8;
+  const TrainResult free_step = train_model(start, train, train, o);
+  o.gradient_clip = 1e5;
+  CHECK(train_model(start, train, train, o).model.params == free_step.model.params);
+  o.gradient_clip = 1e-12;
+  const TrainResult clipped = train_model(start, train, train, o);
+  double largest = 0;
+  for (std::size_t i = 0; i < start.params.size(); ++i)
+    largest = std::max(largest, std::fabs(clipped.model.params[i] - start.params[i]));
+  INFO("largest step with the gradient clipped to norm 1e-12: " << largest);
+  CHECK(largest < 1e-3 * o.learning_rate);
+  CHECK(largest > 0);
 }

@@ -402,23 +402,36 @@ std::optional<std::vector<SuiteResult>> load_baseline(const std::string& path) {
   return base;
 }
 
-int cmd_all(const GlobalOptions& g, const std::string& only, const std::string& baseline) {
-  std::vector<const SuiteInfo*> selected;
-  if (only.empty()) {
-    for (const auto& s : all_suites()) selected.push_back(&s);
-  } else {
-    std::stringstream ss(only);
-    std::string id;
-    while (std::getline(ss, id, ',')) {
-      const SuiteInfo* s = find_suite(id);
-      if (!s) {
-        std::string known;
-        for (const auto& k : all_suites()) known += (known.empty() ? "" : ", ") + k.id;
-        throw InputError("--only", "unknown suite '" + id + "' (known: " + known + ")");
-      }
-      if (std::find(selected.begin(), selected.end(), s) == selected.end()) selected.push_back(s);  // an id and its alias
+// The suites a comma-separated list names (ids or aliases, each once); InputError naming `option` for an unknown one.
+std::vector<const SuiteInfo*> named_suites(const std::string& list, const char* option) {
+  std::vector<const SuiteInfo*> named;
+  std::stringstream ss(list);
+  std::string id;
+  while (std::getline(ss, id, ',')) {
+    const SuiteInfo* s = find_suite(id);
+    if (!s) {
+      std::string known;
+      for (const auto& k : all_suites()) known += (known.empty() ? "" : ", ") + k.id;
+      throw InputError(option, "unknown suite '" + id + "' (known: " + known + ")");
     }
+    if (std::find(named.begin(), named.end(), s) == named.end()) named.push_back(s);  // an id and its alias
   }
+  return named;
+}
+
+int cmd_all(const GlobalOptions& g, const std::string& only, const std::string& skip, const std::string& baseline) {
+  if (!only.empty() && !skip.empty()) throw InputError("--skip", "expected either --only or --skip, not both");
+  std::vector<const SuiteInfo*> selected;
+  if (!only.empty()) {
+    selected = named_suites(only, "--only");
+  } else {
+    const std::vector<const SuiteInfo*> skipped = skip.empty() ? std::vector<const SuiteInfo*>{} : named_suites(skip, "--skip");
+    for (const auto& s : all_suites())
+      if (std::find(skipped.begin(), skipped.end(), &s) == skipped.end()) selected.push_back(&s);
+    if (selected.empty()) throw InputError("--skip", "expected at least one suite left to run");
+  }
+  // Read before any suite runs: a baseline this build cannot read ends the run now, not after hours of work.
+  const std::optional<std::vector<SuiteResult>> base = load_baseline(baseline);
   const OutputFolderLock lock(g.out, "--out");
   // Every folder this run writes into is held too: a suite run on its own with --out OUT/SUITE, at the same
   // time, would otherwise share (and overwrite) that suite's checkpoints and result.
@@ -451,7 +464,6 @@ int cmd_all(const GlobalOptions& g, const std::string& only, const std::string& 
   }
   if (!is_root_process()) return exit_code_for(results);  // under MPI the root writes the report
   settle_all_claims(results);
-  const std::optional<std::vector<SuiteResult>> base = load_baseline(baseline);
   // The ledger first: which of the paper's claims this run decides, and how.
   std::cout << ledger_table(results, base ? &*base : nullptr) << "\n";
   const ReportFiles files = write_report(results, g.out, base ? &*base : nullptr);
@@ -668,8 +680,9 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   app.add_option("--out", g.out, "output folder");
 
   auto* all = app.add_subcommand("all", "run every suite and write the report (index.html, report.md, results.json, junit.xml)");
-  std::string only, report_baseline;
+  std::string only, skip, report_baseline;
   all->add_option("--only", only, "comma-separated suite ids or aliases to run (default: all)");
+  all->add_option("--skip", skip, "comma-separated suite ids or aliases to leave out (scripts/nightly: experiments)");
   all->add_option("--baseline", report_baseline, "results to compare the claims with (e.g. reports/baselines/quick.json)");
   std::string weights, inputs, precision = "double";
   auto* eval = app.add_subcommand("eval", "evaluate a model from a weights file on inputs");
@@ -816,7 +829,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
       if (!suite_command)
         throw InputError("infoflow-verify-mpi", "only `all` and the suite commands run under MPI; run the others with infoflow-verify");
     }
-    if (all->parsed()) return cmd_all(g, only, report_baseline);
+    if (all->parsed()) return cmd_all(g, only, skip, report_baseline);
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, fit_json, g.seed);
     if (certify->parsed()) return cmd_certify(certify_weights, certify_request, certify_box, certify_json);

@@ -73,6 +73,11 @@ std::vector<SuiteOption> experiments_options() {
           {"--lr", "peak learning rate, in (0, 1)"},
           {"--restarts", "trainings per cell, the best on a separate selection set kept, in [1, 16]"},
           {"--warmup-steps", "steps of linear learning-rate warm-up before the cosine, in [0, steps)"},
+          {"--fresh-samples", "1: new training samples at every step (no sample seen twice); 0 (default): a fixed set"},
+          {"--curriculum-T", "with --fresh-samples 1: shorter lengths trained first, equal shares of the steps, each in "
+                             "[3, 64] (e.g. 8,16,32 before T = 64)"},
+          {"--log-temperatures", "1: the attention temperatures are stepped in log space; 0 (default): as they are"},
+          {"--gradient-clip", "the minibatch gradient's norm is clipped to this, in (0, 1e6) (default: no clipping)"},
           {"--id-ffn-width", "token-FFN units per family of the trained intrinsic-dimension models, in [1, 4096]"},
           {"--construction-arm", "also train (D,D) from the construction, a separate arm: 1 (quick, full) or 0 (nightly)"},
           {"--construction-widths", "FFN units per family at which the (D,D) construction is sampled, multiples of 16 "
@@ -129,6 +134,16 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   if (t.warmup_steps >= t.steps)
     throw InputError("--warmup-steps", "expected fewer warm-up steps than --steps (" + std::to_string(t.steps) + "), got " +
                                            std::to_string(t.warmup_steps));
+  t.fresh_samples = single_int_option(ctx, "--fresh-samples", 0, 1, 0) == 1;
+  t.curriculum_T = bounded_list_option(ctx, "--curriculum-T", 3, 64, {});
+  std::sort(t.curriculum_T.begin(), t.curriculum_T.end());
+  t.curriculum_T.erase(std::unique(t.curriculum_T.begin(), t.curriculum_T.end()), t.curriculum_T.end());
+  if (!t.curriculum_T.empty() && !t.fresh_samples)
+    throw InputError("--curriculum-T", "expected --fresh-samples 1 with it (each stage draws samples of its length)");
+  t.log_temperatures = single_int_option(ctx, "--log-temperatures", 0, 1, 0) == 1;
+  const std::vector<double> clip = double_list_option(ctx, "--gradient-clip", 0.0, 1e6, {0.0});
+  if (clip.size() != 1) throw InputError("--gradient-clip", "expected one number in (0, 1e6)");
+  t.gradient_clip = clip[0];
   c.id_training = c.triangle_training = t;
   // Memory is sized by these options: every sequence is held in memory, so the tokens of a cell are capped.
   const long long tokens_cap = 1LL << 22;

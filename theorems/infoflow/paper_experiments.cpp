@@ -76,6 +76,10 @@ nlohmann::json ExperimentTraining::to_json() const {
   // The schedule's and the selection's settings are named only when used, so that a run without them keeps its
   // settings (and its checkpoint's version) unchanged.
   if (warmup_steps > 0) j["warmup"] = warmup_steps;
+  if (fresh_samples) j["fresh"] = true;
+  if (!curriculum_T.empty()) j["curriculum_T"] = curriculum_T;
+  if (log_temperatures) j["log_temperatures"] = true;
+  if (gradient_clip > 0) j["gradient_clip"] = gradient_clip;
   if (restarts > 1) j["restarts"] = restarts, j["selection"] = selection_samples;
   return j;
 }
@@ -226,20 +230,28 @@ struct CellData {
 
 // The data depend on the kind, D, T and replicate only: every architecture of a comparison sees the same samples.
 // Targets are standardised with the training set's mean and standard deviation (NMSE does not change under it).
+// The cell's target: the intrinsic dimension's matrices are drawn once per family count from the suite's seed.
+IntrinsicDimensionTarget cell_intrinsic_target(const ExperimentCell& c, std::uint64_t suite_seed) {
+  return c.kind == ExperimentKind::IntrinsicDimension ? IntrinsicDimensionTarget::draw(c.target_families(), suite_seed)
+                                                      : IntrinsicDimensionTarget{};
+}
+
+// Appends n sequences of length T from the cell's input distribution, with their raw (not standardised) targets.
+void draw_cell_samples(const ExperimentCell& c, const IntrinsicDimensionTarget& id_target, int T, int n,
+                       SplitMix64& rng, Dataset& ds) {
+  for (int i = 0; i < n; ++i) {
+    auto X = draw_experiment_sequence(c.kind, T, rng);
+    const double y = c.kind == ExperimentKind::IntrinsicDimension ? id_target(X)
+                     : c.kind == ExperimentKind::TriangleCentre   ? triangle_centre_target(X)
+                                                                  : pair_sum_target(X);
+    ds.add(std::move(X), y);
+  }
+}
+
 CellData draw_cell_data(const ExperimentCell& c, const ExperimentTraining& tr, std::uint64_t suite_seed) {
   SplitMix64 rng(derive_seed(suite_seed, target_label(c) + "-T" + std::to_string(c.T) + "-r" + std::to_string(c.replicate)));
-  const IntrinsicDimensionTarget id_target = c.kind == ExperimentKind::IntrinsicDimension
-                                                 ? IntrinsicDimensionTarget::draw(c.target_families(), suite_seed)
-                                                 : IntrinsicDimensionTarget{};
-  const auto draw = [&](Dataset& ds, int n, SplitMix64& from) {
-    for (int i = 0; i < n; ++i) {
-      auto X = draw_experiment_sequence(c.kind, c.T, from);
-      const double y = c.kind == ExperimentKind::IntrinsicDimension ? id_target(X)
-                       : c.kind == ExperimentKind::TriangleCentre   ? triangle_centre_target(X)
-                                                                    : pair_sum_target(X);
-      ds.add(std::move(X), y);
-    }
-  };
+  const IntrinsicDimensionTarget id_target = cell_intrinsic_target(c, suite_seed);
+  const auto draw = [&](Dataset& ds, int n, SplitMix64& from) { draw_cell_samples(c, id_target, c.T, n, from, ds); };
   CellData data;
   draw(data.train, tr.train_samples, rng);
   draw(data.valid, tr.valid_samples, rng);
@@ -387,6 +399,24 @@ Model construction_start(const ExperimentCell& c, const CellData& data, std::uin
 
 }  // namespace
 
+SampleDrawer experiment_sample_drawer(const ExperimentCell& c, const ExperimentTraining& tr, double mean, double sd,
+                                     std::uint64_t suite_seed) {
+  if (!(sd > 0) || tr.steps < 1) throw ContractError("experiment_sample_drawer", "sd > 0 and steps >= 1");
+  std::vector<int> stage_T;
+  for (int T : tr.curriculum_T)
+    if (T < c.T) stage_T.push_back(T);
+  stage_T.push_back(c.T);
+  const int steps = tr.steps;
+  return [c, stage_T, steps, target = cell_intrinsic_target(c, suite_seed), mean, sd](
+             int step, SplitMix64& rng, int count, Dataset& out) {
+    const std::size_t stage = std::min(stage_T.size() - 1, static_cast<std::size_t>(std::max(step, 1) - 1) * stage_T.size() /
+                                                               static_cast<std::size_t>(steps));
+    const std::size_t first = out.y.size();
+    draw_cell_samples(c, target, stage_T[stage], count, rng, out);
+    for (std::size_t i = first; i < out.y.size(); ++i) out.y[i] = (out.y[i] - mean) / sd;
+  };
+}
+
 CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining& tr, std::uint64_t suite_seed) {
   if (tr.restarts < 1 || (tr.restarts > 1 && tr.selection_samples < 2))
     throw ContractError("run_experiment_cell", "restarts >= 1, and two or more selection samples with several");
@@ -417,9 +447,12 @@ CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining
     o.eval_every = std::max(1, tr.steps / std::max(1, tr.curve_points));
     o.seed = derive_seed(suite_seed, "train-" + tag);
     o.threads = 1;
+    o.log_temperatures = tr.log_temperatures;
+    o.gradient_clip = tr.gradient_clip;
     TrainResult trained;
     try {
-      trained = train_model(start, data.train, data.valid, o);
+      trained = tr.fresh_samples ? train_model(start, experiment_sample_drawer(c, tr, data.mean, data.sd, suite_seed), data.valid, o)
+                                 : train_model(start, data.train, data.valid, o);
     } catch (const NumericError&) {
       continue;  // a learning rate the user chose can make the loss overflow: this restart has no figures
     }

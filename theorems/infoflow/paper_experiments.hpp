@@ -7,6 +7,7 @@
 // architectures trained on the same data), and the training curve.
 #include "numerics/model/architecture.hpp"
 #include "numerics/fit/model_fitter.hpp"
+#include "numerics/train/trainer.hpp"
 #include "numerics/util/rng.hpp"
 
 #include <nlohmann/json.hpp>
@@ -46,6 +47,15 @@ struct ExperimentTraining {
   double weight_decay = 1e-2;
   int curve_points = 15;  // validation evaluations along the run (the training curve)
   int warmup_steps = 0;   // linear warm-up before the cosine (TrainOptions::warmup_steps)
+  /// Fresh samples at every step instead of the fixed training set (which then only standardises the targets and
+  /// fits the baselines): a model never sees a sample twice.
+  bool fresh_samples = false;
+  /// A curriculum in T (with fresh samples): the steps are cut into equal stages, one per listed length below the
+  /// cell's T, in the order listed, then a last one at the cell's T. The models have no positions, so their weights
+  /// do not depend on T.
+  std::vector<int> curriculum_T;
+  bool log_temperatures = false;  // TrainOptions::log_temperatures
+  double gradient_clip = 0.0;     // TrainOptions::gradient_clip (0: off)
   /// Trainings per cell from different initialisations; the one with the lowest NMSE on a separate selection set
   /// (never the validation set) is the cell's model.
   int restarts = 1;
@@ -117,6 +127,13 @@ std::vector<double> sorted_ridge_predictions(const Dataset& train, const Dataset
 /// Draws the cell's data (shared by every architecture of the same kind, D, T and replicate), trains the cell's
 /// model from a seeded initialisation and evaluates it on held-out data. Single-threaded (cells run in parallel).
 CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining& training, std::uint64_t suite_seed);
+
+/// The fresh samples of a cell trained with ExperimentTraining::fresh_samples: sequences from the cell's input
+/// distribution with targets standardised by the cell's training `mean` and `sd`. With a curriculum the steps are cut
+/// into equal stages, one per length of training.curriculum_T below the cell's T, then one at the cell's T: the
+/// minibatches of a stage have its length. ContractError unless sd > 0 and training.steps >= 1.
+SampleDrawer experiment_sample_drawer(const ExperimentCell& c, const ExperimentTraining& training, double mean, double sd,
+                                      std::uint64_t suite_seed);
 
 /// The two-sided 95% quantile of the standard normal, for every interval of the experiments.
 inline constexpr double kNormal95 = 1.959963984540054;
