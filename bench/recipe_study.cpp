@@ -1,0 +1,139 @@
+// Benchmark (not a test) of the experiments' training recipe, docs/experiments.md §2.2: the intrinsic-dimension (D,D)
+// and (D-1,D) cells trained with one recipe change at a time against a base, on the same data and seeds, so that each
+// change's effect is measured alone. scripts/bench-recipe runs it.
+//
+//   bench-recipe [--D 2,3] [--T 16] [--seeds 3] [--steps 4000] [--train 20000] [--batch 64] [--lr 3e-3]
+//                [--variants base,fresh,...] [--threads 2] [--seed 20260529]
+//
+// Variants: base (a fixed training set, peak rate --lr, no warm-up, temperatures stepped as they are), fresh (new
+// samples at every step), lr1e-3 (peak rate 1e-3 with a warm-up over 5 % of the steps), log-temp (temperatures in log
+// space), clip (gradient norm clipped to 1), curriculum (fresh samples, the first half of the steps at T/2), combined
+// (fresh samples, the curriculum and clipping), all (every change at once). Prints one JSON line per cell, then a Markdown table: per variant and D, the (D,D) NMSE (mean and
+// best over seeds), its ratio to the base (geometric mean over the paired seeds), and the (D-1,D)/(D,D) effect.
+#include "numerics/util/errors.hpp"
+#include "theorems/infoflow/paper_experiments.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+using namespace infoflow;
+
+namespace {
+
+const std::vector<std::string> kVariants{"base", "fresh", "lr1e-3", "log-temp", "clip", "curriculum", "combined", "all"};
+
+ExperimentTraining variant_training(const std::string& v, ExperimentTraining t, int T) {
+  const bool all = v == "all", combined = v == "combined";
+  if (v == "fresh" || v == "curriculum" || combined || all) t.fresh_samples = true;
+  if (v == "lr1e-3" || all) t.learning_rate = 1e-3, t.warmup_steps = t.steps / 20;
+  if (v == "log-temp" || all) t.log_temperatures = true;
+  if (v == "clip" || combined || all) t.gradient_clip = 1.0;
+  if ((v == "curriculum" || combined || all) && T / 2 >= 3) t.curriculum_T = {T / 2};
+  return t;
+}
+
+std::string format(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  CLI::App app{"the experiments' training recipe, one change at a time (docs/experiments.md §2.2)"};
+  std::vector<int> Ds{2, 3};
+  int T = 16, seeds = 3, threads = 2;
+  ExperimentTraining base;
+  base.steps = 4000;
+  base.train_samples = 20000;
+  base.valid_samples = 2000;
+  base.batch = 64;
+  base.learning_rate = 3e-3;
+  base.weight_decay = 1e-2;
+  std::vector<std::string> variants = kVariants;
+  std::uint64_t seed = 20260529;
+  app.add_option("--D", Ds)->check(CLI::Range(2, 6))->delimiter(',');
+  app.add_option("--T", T)->check(CLI::Range(4, 64));
+  app.add_option("--seeds", seeds)->check(CLI::Range(1, 16));
+  app.add_option("--steps", base.steps)->check(CLI::Range(20, 1000000));
+  app.add_option("--train", base.train_samples)->check(CLI::Range(64, 100000));
+  app.add_option("--batch", base.batch)->check(CLI::Range(1, 4096));
+  app.add_option("--lr", base.learning_rate)->check(CLI::Range(1e-6, 1.0));
+  app.add_option("--variants", variants)->check(CLI::IsMember(kVariants))->delimiter(',');
+  app.add_option("--threads", threads)->check(CLI::Range(1, 256));
+  app.add_option("--seed", seed);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  // Every (variant, D, seed, column) is one single-threaded training; they run side by side.
+  struct Job {
+    std::string variant;
+    ExperimentCell cell;
+    CellResult result;
+    double seconds = 0;
+  };
+  std::vector<Job> jobs;
+  for (const auto& v : variants)
+    for (int D : Ds)
+      for (int r = 0; r < seeds; ++r)
+        for (int column = 0; column < 2; ++column) {
+          ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, column == 1 ? D - 1 : D, D, intrinsic_dimension_E(D), r};
+          jobs.push_back({v, c, {}, 0});
+        }
+  std::vector<std::exception_ptr> errors(jobs.size());
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+  for (std::size_t j = 0; j < jobs.size(); ++j) try {
+    const auto t0 = std::chrono::steady_clock::now();
+    jobs[j].result = run_experiment_cell(jobs[j].cell, variant_training(jobs[j].variant, base, T), seed);
+    jobs[j].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+#pragma omp critical
+    std::cout << nlohmann::json{{"variant", jobs[j].variant}, {"D", jobs[j].cell.D}, {"arch", jobs[j].cell.arch_label()},
+                                {"seed", jobs[j].cell.replicate}, {"nmse", jobs[j].result.nmse},
+                                {"diverged", jobs[j].result.diverged}, {"seconds", jobs[j].seconds}}
+                     .dump()
+              << std::endl;
+  } catch (...) {
+    errors[j] = std::current_exception();
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  // (variant, D) -> per seed: (D,D) and (D-1,D) NMSE.
+  std::map<std::pair<std::string, int>, std::vector<std::pair<double, double>>> by;
+  for (const auto& j : jobs) {
+    auto& v = by[{j.variant, j.cell.D}];
+    v.resize(static_cast<std::size_t>(seeds), {NAN, NAN});
+    (j.cell.h1 == j.cell.D ? v[j.cell.replicate].first : v[j.cell.replicate].second) = j.result.diverged ? NAN : j.result.nmse;
+  }
+  std::printf("\n| variant | D | (D,D) NMSE mean | best | per seed | vs base (geo. mean of paired ratios) | (D-1,D)/(D,D) geo. mean |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  for (const auto& v : variants)
+    for (int D : Ds) {
+      const auto& s = by[{v, D}];
+      double mean = 0, best = INFINITY, log_vs_base = 0, log_effect = 0;
+      std::string per_seed;
+      for (std::size_t r = 0; r < s.size(); ++r) {
+        mean += s[r].first / static_cast<double>(s.size());
+        best = std::min(best, s[r].first);
+        per_seed += (r ? ", " : "") + format(s[r].first);
+        log_effect += std::log(s[r].second / s[r].first) / static_cast<double>(s.size());
+        if (by.count({"base", D})) log_vs_base += std::log(s[r].first / by[{"base", D}][r].first) / static_cast<double>(s.size());
+      }
+      std::printf("| %s | %d | %s | %s | %s | %s | %s |\n", v.c_str(), D, format(mean).c_str(), format(best).c_str(),
+                  per_seed.c_str(), by.count({"base", D}) ? format(std::exp(log_vs_base)).c_str() : "-",
+                  format(std::exp(log_effect)).c_str());
+    }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench-recipe: %s\n", e.what());
+  return 3;
+}
