@@ -2,6 +2,12 @@
 """The same single-layer training in PyTorch (float64), for scripts/bench-train (a benchmark, never a test).
 
 usage: pytorch_train.py DIR --threads K [--target R] [--lr 1e-2] [--steps 3000] [--batch 800] [--eval-every 10] [--seed 1]
+                         [--weight-decay WD] [--free-temperatures]
+
+Also the twin of the experiments' training (scripts/bench-recipe --twin, docs/experiments.md §5.5): AdamW with
+decoupled weight decay WD on the weights, never on the temperatures, which --free-temperatures trains too (kept
+>= 1e-6, as the trainer does); the printed line then also has the validation NMSE (MSE over the population variance
+of the validation targets).
 
 Reads DIR/data.json and DIR/init.json (written by `bench-train write`, docs/weights-format.md: any number of layers,
 heads, FFNs, positions), trains with Adam and the
@@ -23,6 +29,8 @@ def main():
     ap.add_argument("--batch", type=int, default=800)
     ap.add_argument("--eval-every", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--weight-decay", type=float, default=0.0)
+    ap.add_argument("--free-temperatures", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -47,7 +55,8 @@ def main():
     layers = []
     for layer in W["layers"]:
         layers.append({"heads": [{k: t(h[k]) for k in ("Q", "K", "V")} for h in layer["heads"]],
-                       "betas": [float(h["beta"]) for h in layer["heads"]],
+                       "betas": [torch.tensor(float(h["beta"]), dtype=dt, requires_grad=a.free_temperatures)
+                                 for h in layer["heads"]],
                        "W_O": t(layer["W_O"]),
                        "ffn": map_params(layer["ffn"]) if layer.get("ffn") else None})
     pos = t(W["positional"]) if W.get("positions", 0) else None
@@ -84,7 +93,10 @@ def main():
                     C = C + apply(l["ffn"], C)
         return apply(ro, C)[:, 0]
 
-    opt = torch.optim.Adam(params, lr=a.lr)
+    betas = [b for l in layers for b in l["betas"]] if a.free_temperatures else []
+    # Decoupled decay (AdamW, as numerics/train/trainer.cpp) on the weights only.
+    groups = [{"params": params, "weight_decay": a.weight_decay}] + ([{"params": betas, "weight_decay": 0.0}] if betas else [])
+    opt = torch.optim.AdamW(groups, lr=a.lr, eps=1e-8)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * s / a.steps)))
     g = torch.Generator().manual_seed(a.seed)
     N = X.shape[0]
@@ -104,6 +116,9 @@ def main():
         loss.backward()
         opt.step()
         sched.step()
+        with torch.no_grad():
+            for b in betas:
+                b.clamp_(min=1e-6)
         steps_run = step
         if step % a.eval_every == 0 or step == a.steps:
             with torch.no_grad():
@@ -114,8 +129,9 @@ def main():
     seconds = time.perf_counter() - start
     with torch.no_grad():
         tr = float(torch.sqrt(((forward(X) - y) ** 2).mean()))
+        nmse = float(((forward(Xv) - yv) ** 2).mean() / torch.var(yv, unbiased=False))
     print(json.dumps({"method": "pytorch", "threads": a.threads, "seconds": seconds, "steps": steps_run, "reached": reached,
-                      "valid_rmse": vr, "train_rmse": tr}))
+                      "valid_rmse": vr, "train_rmse": tr, "valid_nmse": nmse}))
 
 if __name__ == "__main__":
     main()

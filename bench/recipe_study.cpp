@@ -10,7 +10,14 @@
 // space), clip (gradient norm clipped to 1), curriculum (fresh samples, the first half of the steps at T/2), combined
 // (fresh samples, the curriculum and clipping), all (every change at once). Prints one JSON line per cell, then a Markdown table: per variant and D, the (D,D) NMSE (mean and
 // best over seeds), its ratio to the base (geometric mean over the paired seeds), and the (D-1,D)/(D,D) effect.
+//
+//   bench-recipe --twin DIR [same options]
+// writes, for the first D and each seed, the (D,D) cell's data and initial model (DIR/seedR/data.json, init.json) for
+// bench/pytorch_train.py, trains the base recipe on them here and prints one JSON line per seed with its NMSE: the
+// PyTorch twin of docs/experiments.md §5.5 (scripts/bench-recipe twin runs both).
+#include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
+#include "numerics/util/file_io.hpp"
 #include "theorems/infoflow/paper_experiments.hpp"
 
 #include <CLI/CLI.hpp>
@@ -20,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -60,6 +68,7 @@ int main(int argc, char** argv) try {
   base.weight_decay = 1e-2;
   std::vector<std::string> variants = kVariants;
   std::uint64_t seed = 20260529;
+  std::string twin;
   app.add_option("--D", Ds)->check(CLI::Range(2, 6))->delimiter(',');
   app.add_option("--T", T)->check(CLI::Range(4, 64));
   app.add_option("--seeds", seeds)->check(CLI::Range(1, 16));
@@ -70,10 +79,31 @@ int main(int argc, char** argv) try {
   app.add_option("--variants", variants)->check(CLI::IsMember(kVariants))->delimiter(',');
   app.add_option("--threads", threads)->check(CLI::Range(1, 256));
   app.add_option("--seed", seed);
+  app.add_option("--twin", twin, "folder for the PyTorch twin's data and initial models");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (!twin.empty()) {
+    const auto as_json = [](const Dataset& d) { return nlohmann::json{{"X", d.X}, {"y", d.y}}; };
+    for (int r = 0; r < seeds; ++r) {
+      const int D = Ds.front();
+      const ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, D, D, intrinsic_dimension_E(D), r};
+      const CellData data = draw_cell_data(c, base, seed);
+      const std::string dir = twin + "/seed" + std::to_string(r);
+      std::filesystem::create_directories(dir);
+      write_json_file(dir + "/data.json", nlohmann::json{{"train", as_json(data.train)}, {"valid", as_json(data.valid)}}, "--twin");
+      write_json_file(dir + "/init.json", weights_to_json(random_cell_start(c, seed, 0)), "--twin");
+      const auto t0 = std::chrono::steady_clock::now();
+      const CellResult ours = run_experiment_cell(c, base, seed);
+      std::cout << nlohmann::json{{"method", "ours"}, {"D", D}, {"T", T}, {"seed", r}, {"dir", dir},
+                                  {"valid_nmse", ours.nmse},
+                                  {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}}
+                       .dump()
+                << std::endl;
+    }
+    return 0;
   }
   // Every (variant, D, seed, column) is one single-threaded training; they run side by side.
   struct Job {

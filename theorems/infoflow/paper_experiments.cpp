@@ -96,6 +96,13 @@ std::string target_label(const ExperimentCell& c) {
 }
 }  // namespace
 
+namespace {
+// Restart k of a cell seeds its initialisation and minibatch order from this (restart 0 keeps the single run's seeds).
+std::string restart_tag(const ExperimentCell& c, int restart) {
+  return c.key() + (restart == 0 ? "" : "-restart" + std::to_string(restart));
+}
+}  // namespace
+
 std::string ExperimentCell::key() const {
   const std::string what = target_label(*this);
   if (predictor != Predictor::Trained)
@@ -222,12 +229,6 @@ CellResult score_squared_errors(std::vector<double> sq_err, double valid_varianc
 
 namespace {
 
-struct CellData {
-  Dataset train, valid;
-  Dataset selection;  // chooses among restarts; empty with one restart
-  double mean = 0, sd = 1;  // of the raw training targets: the standardisation every set went through
-};
-
 // The data depend on the kind, D, T and replicate only: every architecture of a comparison sees the same samples.
 // Targets are standardised with the training set's mean and standard deviation (NMSE does not change under it).
 // The cell's target: the intrinsic dimension's matrices are drawn once per family count from the suite's seed.
@@ -247,6 +248,8 @@ void draw_cell_samples(const ExperimentCell& c, const IntrinsicDimensionTarget& 
     ds.add(std::move(X), y);
   }
 }
+
+}  // namespace
 
 CellData draw_cell_data(const ExperimentCell& c, const ExperimentTraining& tr, std::uint64_t suite_seed) {
   SplitMix64 rng(derive_seed(suite_seed, target_label(c) + "-T" + std::to_string(c.T) + "-r" + std::to_string(c.replicate)));
@@ -270,6 +273,8 @@ CellData draw_cell_data(const ExperimentCell& c, const ExperimentTraining& tr, s
   data.sd = sd;
   return data;
 }
+
+namespace {
 
 }  // namespace
 
@@ -381,7 +386,8 @@ CellResult run_baseline_cell(const ExperimentCell& c, const CellData& data) {
 // pass gradients), and every weight moved by kConstructionStartNoise·N(0, 1).
 constexpr double kConstructionStartBeta = 20.0, kConstructionStartNoise = 0.01, kConstructionStartRange = 7.0;
 
-Model construction_start(const ExperimentCell& c, const CellData& data, std::uint64_t suite_seed, SplitMix64& rng) {
+Model construction_start(const ExperimentCell& c, const CellData& data, std::uint64_t suite_seed, int restart) {
+  SplitMix64 rng(derive_seed(suite_seed, "init-" + restart_tag(c, restart)));
   if (c.kind != ExperimentKind::IntrinsicDimension || c.h1 != c.D || c.h2 != c.D || c.target_families() != c.D ||
       c.E != intrinsic_dimension_E(c.D) || !valid_construction_width(c.ffn_per_family))
     throw ContractError("run_experiment_cell", "the construction arm needs a (D,D) cell on the D-family target with "
@@ -417,6 +423,14 @@ SampleDrawer experiment_sample_drawer(const ExperimentCell& c, const ExperimentT
   };
 }
 
+Model random_cell_start(const ExperimentCell& c, std::uint64_t suite_seed, int restart) {
+  const Architecture arch = experiment_architecture(c);
+  SplitMix64 rng(derive_seed(suite_seed, "init-" + restart_tag(c, restart)));
+  Model start = make_model<double>(arch);
+  initialise_weights(start, ParamLayout(arch), rng, 1.0, 1.0);
+  return start;
+}
+
 CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining& tr, std::uint64_t suite_seed) {
   if (tr.restarts < 1 || (tr.restarts > 1 && tr.selection_samples < 2))
     throw ContractError("run_experiment_cell", "restarts >= 1, and two or more selection samples with several");
@@ -433,10 +447,8 @@ CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining
   double chosen_selection_rmse = INFINITY, chosen_start_nmse = -1;
   int chosen_restart = 0;
   for (int k = 0; k < tr.restarts; ++k) {
-    const std::string tag = c.key() + (k == 0 ? "" : "-restart" + std::to_string(k));
-    SplitMix64 init_rng(derive_seed(suite_seed, "init-" + tag));
-    Model start = c.from_construction ? construction_start(c, data, suite_seed, init_rng) : make_model<double>(arch);
-    if (!c.from_construction) initialise_weights(start, layout, init_rng, 1.0, 1.0);
+    const std::string tag = restart_tag(c, k);
+    Model start = c.from_construction ? construction_start(c, data, suite_seed, k) : random_cell_start(c, suite_seed, k);
     TrainOptions o;
     o.steps = tr.steps;
     o.batch = tr.batch;

@@ -124,6 +124,19 @@ CellResult score_squared_errors(std::vector<double> sq_err, double valid_varianc
 /// The sorted-feature ridge baseline (docs/experiments.md §5.1): fitted on `train`, its predictions on `valid`.
 std::vector<double> sorted_ridge_predictions(const Dataset& train, const Dataset& valid);
 
+/// A cell's data: the training, validation and (with restarts) selection sets, targets standardised by the training
+/// set's mean and standard deviation. They depend on the kind, D, T and replicate only: every architecture of a
+/// comparison sees the same samples. ContractError when the training targets are constant.
+struct CellData {
+  Dataset train, valid;
+  Dataset selection;  // chooses among restarts; empty with one restart
+  double mean = 0, sd = 1;  // of the raw training targets: the standardisation every set went through
+};
+CellData draw_cell_data(const ExperimentCell& c, const ExperimentTraining& training, std::uint64_t suite_seed);
+
+/// The random initialisation of restart `restart` of a trained cell (what run_experiment_cell starts from).
+Model random_cell_start(const ExperimentCell& c, std::uint64_t suite_seed, int restart);
+
 /// Draws the cell's data (shared by every architecture of the same kind, D, T and replicate), trains the cell's
 /// model from a seeded initialisation and evaluates it on held-out data. Single-threaded (cells run in parallel).
 CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining& training, std::uint64_t suite_seed);
