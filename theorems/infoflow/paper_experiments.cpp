@@ -423,6 +423,23 @@ SampleDrawer experiment_sample_drawer(const ExperimentCell& c, const ExperimentT
   };
 }
 
+TrainOptions experiment_train_options(const ExperimentCell& c, const ExperimentTraining& tr, std::uint64_t suite_seed,
+                                      int restart) {
+  TrainOptions o;
+  o.steps = tr.steps;
+  o.batch = tr.batch;
+  o.learning_rate = tr.learning_rate;
+  o.warmup_steps = tr.warmup_steps;
+  o.weight_decay = tr.weight_decay;
+  o.free_temperatures = true;
+  o.log_temperatures = tr.log_temperatures;
+  o.gradient_clip = tr.gradient_clip;
+  o.eval_every = std::max(1, tr.steps / std::max(1, tr.curve_points));
+  o.seed = derive_seed(suite_seed, "train-" + restart_tag(c, restart));
+  o.threads = 1;
+  return o;
+}
+
 Model random_cell_start(const ExperimentCell& c, std::uint64_t suite_seed, int restart) {
   const Architecture arch = experiment_architecture(c);
   SplitMix64 rng(derive_seed(suite_seed, "init-" + restart_tag(c, restart)));
@@ -447,20 +464,8 @@ CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining
   double chosen_selection_rmse = INFINITY, chosen_start_nmse = -1;
   int chosen_restart = 0;
   for (int k = 0; k < tr.restarts; ++k) {
-    const std::string tag = restart_tag(c, k);
     Model start = c.from_construction ? construction_start(c, data, suite_seed, k) : random_cell_start(c, suite_seed, k);
-    TrainOptions o;
-    o.steps = tr.steps;
-    o.batch = tr.batch;
-    o.learning_rate = tr.learning_rate;
-    o.warmup_steps = tr.warmup_steps;
-    o.weight_decay = tr.weight_decay;
-    o.free_temperatures = true;
-    o.eval_every = std::max(1, tr.steps / std::max(1, tr.curve_points));
-    o.seed = derive_seed(suite_seed, "train-" + tag);
-    o.threads = 1;
-    o.log_temperatures = tr.log_temperatures;
-    o.gradient_clip = tr.gradient_clip;
+    const TrainOptions o = experiment_train_options(c, tr, suite_seed, k);
     TrainResult trained;
     try {
       trained = tr.fresh_samples ? train_model(start, experiment_sample_drawer(c, tr, data.mean, data.sd, suite_seed), data.valid, o)

@@ -136,6 +136,9 @@ CellData draw_cell_data(const ExperimentCell& c, const ExperimentTraining& train
 
 /// The random initialisation of restart `restart` of a trained cell (what run_experiment_cell starts from).
 Model random_cell_start(const ExperimentCell& c, std::uint64_t suite_seed, int restart);
+/// The trainer's options for restart `restart` of a trained cell (one thread; its own minibatch-order seed).
+TrainOptions experiment_train_options(const ExperimentCell& c, const ExperimentTraining& training, std::uint64_t suite_seed,
+                                      int restart);
 
 /// Draws the cell's data (shared by every architecture of the same kind, D, T and replicate), trains the cell's
 /// model from a seeded initialisation and evaluates it on held-out data. Single-threaded (cells run in parallel).
