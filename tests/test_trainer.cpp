@@ -378,7 +378,7 @@ TEST_CASE("trainer: fresh samples learn, never repeat, ignore the thread count, 
   REQUIRE_THROWS_AS(train_model(start, draw, Dataset{}, o), ContractError);
 }
 
-TEST_CASE("trainer: log temperatures move by a factor per step, linear ones by an amount; clipping scales the step", "[train]") {
+TEST_CASE("trainer: log temperatures move by a factor per step, linear ones by an amount, and clipping scales the step", "[train]") {
   auto rng = test::rng_for("trainer-log-temperatures");
   Dataset train;
   draw_mean_samples(rng, 64, train);
