@@ -99,6 +99,11 @@ int main(int argc, char** argv) try {
       std::filesystem::create_directories(dir);
       write_json_file(dir + "/data.json", nlohmann::json{{"train", as_json(data.train)}, {"valid", as_json(data.valid)}}, "--twin");
       write_json_file(dir + "/init.json", weights_to_json(random_cell_start(c, seed, 0)), "--twin");
+      // The recipe as resolved here, for the twin to train with the very same settings.
+      write_json_file(dir + "/settings.json",
+                      nlohmann::json{{"steps", base.steps}, {"batch", base.batch}, {"lr", base.learning_rate},
+                                     {"weight_decay", base.weight_decay}, {"orders", orders}},
+                      "--twin");
       // Order 0 is the suite's own training of the cell; the others only draw their minibatches in another order.
       const double variance = population_variance(data.valid.y);
       for (int order = 0; order < orders; ++order) {

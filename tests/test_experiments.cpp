@@ -239,6 +239,14 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
     INFO(name << " " << value);
     CHECK_THROWS_AS(experiments_config(ctx), InputError);
   }
+  // Fresh samples hold a minibatch per step too: at the nightly profile's T = 64 a batch of 10^5 exceeds the cap,
+  // which the same batch on the fixed set does not.
+  ctx.profile = Profile::Nightly;
+  ctx.options = {{"--batch", "100000"}};
+  CHECK_NOTHROW(experiments_config(ctx));
+  ctx.options = {{"--batch", "100000"}, {"--fresh-samples", "1"}};
+  CHECK_THROWS_AS(experiments_config(ctx), InputError);
+  ctx.profile = Profile::Quick;
   ctx.options = {};
   const ExperimentsConfig quick = experiments_config(ctx);
   // Every trained cell twice: once on the experiment's target, once on its negative control; then two baselines per

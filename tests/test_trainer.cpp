@@ -341,7 +341,7 @@ TEST_CASE("trainer: fresh samples learn, never repeat, ignore the thread count, 
   INFO("valid rmse " << r1.valid.rmse << ", on fresh samples " << r1.train.rmse);
   CHECK(r1.valid.rmse < 0.03);
   CHECK(r1.train.rmse < 0.03);  // measured on samples drawn after the training, not on a fixed set
-  // Two chunks per step (batch 300 > 128): the same model with two threads.
+  // Three chunks per step (batch 300 = 128 + 128 + 44): the same model with two threads.
   o.steps = 40;
   o.batch = 300;
   const TrainResult one = train_model(start, draw, valid, o);
@@ -423,4 +423,56 @@ TEST_CASE("trainer: log temperatures move by a factor per step, linear ones by a
   INFO("largest step with the gradient clipped to norm 1e-12: " << largest);
   CHECK(largest < 1e-3 * o.learning_rate);
   CHECK(largest > 0);
+}
+
+TEST_CASE("trainer: the first step equals Adam's formula on the gradient, log-space and clipped gradients included", "[train]") {
+  // With eps comparable to the gradient, Adam's first step -lr·g/(|g| + eps) is not a sign: it sees the gradient's
+  // size, so a wrong chain-rule factor for log β or a wrong clipping norm moves it. The gradient comes from the engine
+  // (checked against MPFR above); the full batch makes the minibatch the whole set.
+  auto rng = test::rng_for("trainer-first-step");
+  Dataset train;
+  draw_mean_samples(rng, 64, train);
+  Model start = random_model(single_layer_fit_architecture(1, 2, 1, 6), rng, 0.5);
+  for (double& beta : start.temperatures) beta = 5.0;
+  const ParamLayout L(start.arch);
+  std::vector<std::size_t> all(train.y.size());
+  std::iota(all.begin(), all.end(), 0);
+  SampleBlock block;
+  pack_samples(train.X, train.y, all, block);
+  BatchedSingleLayer::Workspace w;
+  std::vector<double> g(L.size(), 0.0), gt(L.temperature_count(), 0.0);
+  BatchedSingleLayer(L).sse(start.params.data(), start.temperatures.data(), block, w, g.data(), gt.data());
+  for (double& v : g) v /= 64.0;  // the mean squared error's gradient
+  for (double& v : gt) v /= 64.0;
+  TrainOptions o;
+  o.steps = 1;
+  o.batch = 64;
+  o.learning_rate = 0.1;
+  o.free_temperatures = true;
+  const auto adam_step = [&](double gi) { return -o.learning_rate * gi / (std::fabs(gi) + o.adam_eps); };
+  for (const bool log_space : {false, true}) {
+    for (const double clip : {0.0, 0.5}) {
+      o.log_temperatures = log_space;
+      o.gradient_clip = clip;
+      // The gradient Adam sees: temperatures' in the stepped coordinate, then the whole vector scaled to the clip.
+      std::vector<double> tg = gt;
+      if (log_space)
+        for (std::size_t i = 0; i < tg.size(); ++i) tg[i] *= start.temperatures[i];
+      double norm2 = 0;
+      for (double v : g) norm2 += v * v;
+      for (double v : tg) norm2 += v * v;
+      const double shrink = clip > 0 && std::sqrt(norm2) > clip ? clip / std::sqrt(norm2) : 1.0;
+      o.adam_eps = 1e-3 * std::sqrt(norm2) * shrink;  // of the order of the clipped gradient's entries
+      const TrainResult r = train_model(start, train, train, o);
+      INFO("log space " << log_space << ", clip " << clip << ", gradient norm " << std::sqrt(norm2));
+      if (clip > 0) REQUIRE(shrink < 1.0);  // the case clips
+      for (std::size_t i = 0; i < g.size(); ++i)
+        CHECK(r.model.params[i] - start.params[i] == Approx(adam_step(g[i] * shrink)).epsilon(1e-9).margin(1e-15));
+      for (std::size_t i = 0; i < tg.size(); ++i) {
+        const double step = adam_step(tg[i] * shrink);
+        const double expect = log_space ? start.temperatures[i] * std::exp(step) : start.temperatures[i] + step;
+        CHECK(r.model.temperatures[i] == Approx(expect).epsilon(1e-12));
+      }
+    }
+  }
 }

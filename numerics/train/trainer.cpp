@@ -56,7 +56,8 @@ bool TrainOptions::is_valid(std::string* why) const {
     return false;
   };
   if (steps < 1) return bad("steps", steps, ">= 1");
-  if (batch < 1) return bad("batch", batch, ">= 1");
+  // The cap keeps the chunk arithmetic in range and a minibatch (fresh samples are drawn per step) of a sane size.
+  if (batch < 1 || batch > (1 << 24)) return bad("batch", batch, "in 1..2^24");
   if (warmup_steps < 0 || warmup_steps >= steps) return bad("warmup_steps", warmup_steps, "in [0, steps)");
   if (!(learning_rate > 0 && std::isfinite(learning_rate))) return bad("learning_rate", learning_rate, "finite and > 0");
   if (!(weight_decay >= 0 && std::isfinite(weight_decay))) return bad("weight_decay", weight_decay, "finite and >= 0");
@@ -121,7 +122,10 @@ TrainResult train_with(const Engine& g, const Model& start, TrainingData data, c
   std::vector<double> grad(P), tgrad(B);
   // With log temperatures Adam steps tau = log β; β = exp(tau) is what the model uses.
   std::vector<double> log_beta(B);
-  for (std::size_t i = 0; i < B; ++i) log_beta[i] = std::log(std::max(m.temperatures[i], kMinTemperature));
+  for (std::size_t i = 0; i < B; ++i) {
+    if (o.log_temperatures) m.temperatures[i] = std::max(m.temperatures[i], kMinTemperature);  // the β that tau describes
+    log_beta[i] = std::log(std::max(m.temperatures[i], kMinTemperature));
+  }
 
   SampleBlock valid_block;
   {

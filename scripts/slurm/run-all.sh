@@ -25,6 +25,6 @@ wait $! || all_rc=$?
 [[ $all_rc -le 1 ]] || exit "$all_rc"  # bad input or an internal error: no results to compare
 if [[ ! -f "$src/$baseline" ]]; then
   echo "no $baseline yet: after review, keep this run with infoflow-verify regress --baseline $baseline --current $out --update-baseline" >&2
-  exit "$all_rc"
+  exit 0  # a failed check is in the report; red only on a regression, and there is nothing to regress against
 fi
 "$src/build/verify/infoflow-verify" regress --baseline "$src/$baseline" --current "$out"

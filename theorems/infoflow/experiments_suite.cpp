@@ -148,13 +148,16 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   // Memory is sized by these options: every sequence is held in memory, so the tokens of a cell are capped.
   const long long tokens_cap = 1LL << 22;
   const int selection = t.restarts > 1 ? t.selection_samples : 0;
+  // With fresh samples a step also holds its minibatch's sequences.
+  const int fresh = t.fresh_samples ? t.batch : 0;
   for (int T : c.triangle_T)
-    if (static_cast<long long>(t.train_samples + t.valid_samples + selection) * std::max(T, c.id_T) > tokens_cap)
-      throw InputError("--train-samples", "expected (train + validation + selection samples) x T <= " +
+    if (static_cast<long long>(t.train_samples + t.valid_samples + selection + fresh) * std::max(T, c.id_T) > tokens_cap)
+      throw InputError("--train-samples", "expected (train + validation + selection samples + the fresh minibatch) x T <= " +
                                               std::to_string(tokens_cap) + " tokens per cell, got (" +
                                               std::to_string(t.train_samples) + " + " + std::to_string(t.valid_samples) +
-                                              " + " + std::to_string(selection) + ") x " + std::to_string(std::max(T, c.id_T)) +
-                                              " (fewer samples, or a smaller --id-T or --triangle-T)");
+                                              " + " + std::to_string(selection) + " + " + std::to_string(fresh) + ") x " +
+                                              std::to_string(std::max(T, c.id_T)) +
+                                              " (fewer samples, or a smaller --batch, --id-T or --triangle-T)");
   // The triangle's rise with T is wide (0.05 to 0.95 at quick sizes), so quick trains it for fewer steps.
   if (quick && !ctx.options.count("--steps")) c.triangle_training.steps = 3000;
   if (c.triangle_training.warmup_steps >= c.triangle_training.steps)

@@ -274,10 +274,6 @@ CellData draw_cell_data(const ExperimentCell& c, const ExperimentTraining& tr, s
   return data;
 }
 
-namespace {
-
-}  // namespace
-
 std::pair<double, double> paired_difference_interval(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size() || a.size() < 2) throw ContractError("paired_difference_interval", "two samples of one size >= 2");
   std::vector<double> diff(a.size());
