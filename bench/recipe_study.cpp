@@ -1,4 +1,4 @@
-// Benchmark (not a test) of the experiments' training recipe, docs/experiments.md §2.2: the intrinsic-dimension (D,D)
+// Benchmark (not a test) of the experiments' training recipe, docs/experiments.md §5.4: the intrinsic-dimension (D,D)
 // and (D-1,D) cells trained with one recipe change at a time against a base, on the same data and seeds, so that each
 // change's effect is measured alone. scripts/bench-recipe runs it.
 //
@@ -19,12 +19,14 @@
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/util/file_io.hpp"
+#include "numerics/util/number_text.hpp"
 #include "theorems/infoflow/paper_experiments.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -48,16 +50,19 @@ ExperimentTraining variant_training(const std::string& v, ExperimentTraining t, 
   return t;
 }
 
-std::string format(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
+std::string format(double v) { return format_number(v, 3); }
+
+// exp of the mean of log(a_i / b_i): a ratio's typical size over paired seeds.
+double geometric_mean_ratio(const std::vector<double>& a, const std::vector<double>& b) {
+  double sum = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) sum += std::log(a[i] / b[i]);
+  return std::exp(sum / static_cast<double>(a.size()));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) try {
-  CLI::App app{"the experiments' training recipe, one change at a time (docs/experiments.md §2.2)"};
+  CLI::App app{"the experiments' training recipe, one change at a time (docs/experiments.md §5.4)"};
   std::vector<int> Ds{2, 3};
   int T = 16, seeds = 3, threads = 2;
   ExperimentTraining base;
@@ -152,30 +157,29 @@ int main(int argc, char** argv) try {
   }
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
-  // (variant, D) -> per seed: (D,D) and (D-1,D) NMSE.
-  std::map<std::pair<std::string, int>, std::vector<std::pair<double, double>>> by;
+  // (variant, D) -> per seed: the (D,D) and the (D-1,D) NMSE (NaN for a diverged training).
+  struct BySeed {
+    std::vector<double> dd, fewer;
+  };
+  std::map<std::pair<std::string, int>, BySeed> by;
   for (const auto& j : jobs) {
-    auto& v = by[{j.variant, j.cell.D}];
-    v.resize(static_cast<std::size_t>(seeds), {NAN, NAN});
-    (j.cell.h1 == j.cell.D ? v[j.cell.replicate].first : v[j.cell.replicate].second) = j.result.diverged ? NAN : j.result.nmse;
+    BySeed& v = by[{j.variant, j.cell.D}];
+    std::vector<double>& column = j.cell.h1 == j.cell.D ? v.dd : v.fewer;
+    column.resize(static_cast<std::size_t>(seeds), NAN);
+    column[static_cast<std::size_t>(j.cell.replicate)] = j.result.diverged ? NAN : j.result.nmse;
   }
   std::printf("\n| variant | D | (D,D) NMSE mean | best | per seed | vs base (geo. mean of paired ratios) | (D-1,D)/(D,D) geo. mean |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (const auto& v : variants)
     for (int D : Ds) {
-      const auto& s = by[{v, D}];
-      double mean = 0, best = INFINITY, log_vs_base = 0, log_effect = 0;
+      const BySeed& s = by.at({v, D});
       std::string per_seed;
-      for (std::size_t r = 0; r < s.size(); ++r) {
-        mean += s[r].first / static_cast<double>(s.size());
-        best = std::min(best, s[r].first);
-        per_seed += (r ? ", " : "") + format(s[r].first);
-        log_effect += std::log(s[r].second / s[r].first) / static_cast<double>(s.size());
-        if (by.count({"base", D})) log_vs_base += std::log(s[r].first / by[{"base", D}][r].first) / static_cast<double>(s.size());
-      }
-      std::printf("| %s | %d | %s | %s | %s | %s | %s |\n", v.c_str(), D, format(mean).c_str(), format(best).c_str(),
-                  per_seed.c_str(), by.count({"base", D}) ? format(std::exp(log_vs_base)).c_str() : "-",
-                  format(std::exp(log_effect)).c_str());
+      for (std::size_t r = 0; r < s.dd.size(); ++r) per_seed += (r ? ", " : "") + format(s.dd[r]);
+      const auto base_run = by.find({"base", D});
+      std::printf("| %s | %d | %s | %s | %s | %s | %s |\n", v.c_str(), D, format(mean_of(s.dd)).c_str(),
+                  format(*std::min_element(s.dd.begin(), s.dd.end())).c_str(), per_seed.c_str(),
+                  base_run != by.end() ? format(geometric_mean_ratio(s.dd, base_run->second.dd)).c_str() : "-",
+                  format(geometric_mean_ratio(s.fewer, s.dd)).c_str());
     }
   return 0;
 } catch (const std::exception& e) {

@@ -37,24 +37,30 @@ std::vector<Architecture> single_layer_kinds() {
   return archs;
 }
 
-// `count` random samples of length T with random targets, and their batched SSE gradient at m.
+// Samples and their batched SSE and its gradient at a model.
 struct BatchedCase {
   Dataset data;
   std::vector<double> grad, tgrad;
   double sse = 0;
 };
-BatchedCase batched_case(const Model& m, const ParamLayout& L, int T, int count, SplitMix64& rng) {
+// The batched SSE and its gradient at m over all of `data`.
+BatchedCase batched_gradient(const Model& m, const ParamLayout& L, Dataset data) {
   BatchedCase c;
-  for (int n = 0; n < count; ++n) c.data.add(random_cube_sequence(T, m.arch.d, rng), rng.uniform(-1, 1));
-  std::vector<std::size_t> all(c.data.y.size());
-  std::iota(all.begin(), all.end(), 0);
+  c.data = std::move(data);
   SampleBlock block;
-  pack_samples(c.data.X, c.data.y, all, block);
+  pack_samples(c.data.X, c.data.y, block);
   BatchedSingleLayer::Workspace w;
   c.grad.assign(L.size(), 0.0);
   c.tgrad.assign(L.temperature_count(), 0.0);
   c.sse = BatchedSingleLayer(L).sse(m.params.data(), m.temperatures.data(), block, w, c.grad.data(), c.tgrad.data());
   return c;
+}
+
+// `count` random samples of length T with random targets, and their batched SSE gradient at m.
+BatchedCase batched_case(const Model& m, const ParamLayout& L, int T, int count, SplitMix64& rng) {
+  Dataset data;
+  for (int n = 0; n < count; ++n) data.add(random_cube_sequence(T, m.arch.d, rng), rng.uniform(-1, 1));
+  return batched_gradient(m, L, std::move(data));
 }
 
 // Requires the analytic gradient of Σ r² to match 256-bit MPFR central differences (step 1e-30) at the given indices
@@ -214,10 +220,8 @@ TEST_CASE("batched multi-layer model: values equal the forward pass, single laye
     const int T = 2 + static_cast<int>(rng.uniform_index(4));
     Dataset data;
     for (int n = 0; n < 9; ++n) data.add(random_cube_sequence(T, arch.d, rng), 0.0);
-    std::vector<std::size_t> all(data.y.size());
-    std::iota(all.begin(), all.end(), 0);
     SampleBlock block;
-    pack_samples(data.X, data.y, all, block);
+    pack_samples(data.X, data.y, block);
     BatchedModel::Workspace w;
     double direct = 0;
     for (const auto& X : data.X) direct += std::pow(forward(m, L, X).y, 2);
@@ -228,10 +232,8 @@ TEST_CASE("batched multi-layer model: values equal the forward pass, single laye
     const Model m = random_model(arch, rng, 0.8);
     const ParamLayout L(arch);
     const BatchedCase c = batched_case(m, L, 3, 11, rng);
-    std::vector<std::size_t> all(c.data.y.size());
-    std::iota(all.begin(), all.end(), 0);
     SampleBlock block;
-    pack_samples(c.data.X, c.data.y, all, block);
+    pack_samples(c.data.X, c.data.y, block);
     BatchedModel::Workspace w;
     std::vector<double> grad(L.size(), 0.0), tgrad(L.temperature_count(), 0.0);
     REQUIRE(BatchedModel(L).sse(m.params.data(), m.temperatures.data(), block, w, grad.data(), tgrad.data()) ==
@@ -249,10 +251,8 @@ TEST_CASE("batched multi-layer gradient: agrees with MPFR central differences fo
     const int T = 2 + static_cast<int>(rng.uniform_index(3));
     Dataset data;
     for (int n = 0; n < 3; ++n) data.add(random_cube_sequence(T, arch.d, rng), rng.uniform(-1, 1));
-    std::vector<std::size_t> all(data.y.size());
-    std::iota(all.begin(), all.end(), 0);
     SampleBlock block;
-    pack_samples(data.X, data.y, all, block);
+    pack_samples(data.X, data.y, block);
     BatchedModel::Workspace w;
     std::vector<double> grad(L.size(), 0.0), tgrad(L.temperature_count(), 0.0);
     BatchedModel(L).sse(m.params.data(), m.temperatures.data(), block, w, grad.data(), tgrad.data());
@@ -434,14 +434,8 @@ TEST_CASE("trainer: the first step equals Adam's formula on the gradient, log-sp
   draw_mean_samples(rng, 64, train);
   Model start = random_model(single_layer_fit_architecture(1, 2, 1, 6), rng, 0.5);
   for (double& beta : start.temperatures) beta = 5.0;
-  const ParamLayout L(start.arch);
-  std::vector<std::size_t> all(train.y.size());
-  std::iota(all.begin(), all.end(), 0);
-  SampleBlock block;
-  pack_samples(train.X, train.y, all, block);
-  BatchedSingleLayer::Workspace w;
-  std::vector<double> g(L.size(), 0.0), gt(L.temperature_count(), 0.0);
-  BatchedSingleLayer(L).sse(start.params.data(), start.temperatures.data(), block, w, g.data(), gt.data());
+  BatchedCase at_start = batched_gradient(start, ParamLayout(start.arch), train);
+  std::vector<double>&g = at_start.grad, &gt = at_start.tgrad;
   for (double& v : g) v /= 64.0;  // the mean squared error's gradient
   for (double& v : gt) v /= 64.0;
   TrainOptions o;

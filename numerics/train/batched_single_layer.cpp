@@ -4,6 +4,7 @@
 #include "numerics/util/errors.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <string>
 
@@ -188,6 +189,12 @@ void pack_samples(const std::vector<std::vector<std::vector<double>>>& X, const 
     }
     block.y(static_cast<Eigen::Index>(n)) = y[indices[n]];
   }
+}
+
+void pack_samples(const std::vector<std::vector<std::vector<double>>>& X, const std::vector<double>& y, SampleBlock& block) {
+  std::vector<std::size_t> all(X.size());
+  std::iota(all.begin(), all.end(), 0);
+  pack_samples(X, y, all, block);
 }
 
 BatchedSingleLayer::BatchedSingleLayer(const ParamLayout& layout) : L_(layout) {

@@ -29,6 +29,8 @@ struct SampleBlock {
 /// storage). Throws InputError when the sequences are ragged or the dimensions differ.
 void pack_samples(const std::vector<std::vector<std::vector<double>>>& X, const std::vector<double>& y,
                   const std::vector<std::size_t>& indices, SampleBlock& block);
+/// Packs every sample, in order.
+void pack_samples(const std::vector<std::vector<std::vector<double>>>& X, const std::vector<double>& y, SampleBlock& block);
 
 class BatchedSingleLayer {
  public:

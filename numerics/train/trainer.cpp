@@ -120,20 +120,17 @@ TrainResult train_with(const Engine& g, const Model& start, TrainingData data, c
   std::vector<SampleBlock> chunk_block(chunks);
   std::vector<typename Engine::Workspace> work(o.threads);
   std::vector<double> grad(P), tgrad(B);
-  // With log temperatures Adam steps tau = log β; β = exp(tau) is what the model uses.
-  std::vector<double> log_beta(B);
-  for (std::size_t i = 0; i < B; ++i) {
-    if (o.log_temperatures) m.temperatures[i] = std::max(m.temperatures[i], kMinTemperature);  // the β that tau describes
-    log_beta[i] = std::log(std::max(m.temperatures[i], kMinTemperature));
-  }
+  // With log temperatures Adam steps tau = log β, from the floored start; β = exp(tau) is what the model uses.
+  std::vector<double> log_beta;
+  if (o.log_temperatures)
+    for (double& beta : m.temperatures) {
+      beta = std::max(beta, kMinTemperature);
+      log_beta.push_back(std::log(beta));
+    }
 
   SampleBlock valid_block;
-  {
-    const Dataset& v = valid.y.empty() ? train : valid;
-    std::vector<std::size_t> all(v.y.size());
-    std::iota(all.begin(), all.end(), 0);
-    pack_samples(v.X, v.y, all, valid_block);
-  }
+  const Dataset& scored = valid.y.empty() ? train : valid;
+  pack_samples(scored.X, scored.y, valid_block);
   typename Engine::Workspace eval_work;
 
   SplitMix64 rng(derive_seed(o.seed, "train-order"));
@@ -169,9 +166,7 @@ TrainResult train_with(const Engine& g, const Model& start, TrainingData data, c
                         hi = std::min(static_cast<std::size_t>(batch), lo + kChunk);
       if (data.fresh) {
         const Dataset drawn = draw_chunk(*data.fresh, o.seed, step, c, static_cast<int>(hi - lo));
-        std::vector<std::size_t> all(drawn.y.size());
-        std::iota(all.begin(), all.end(), 0);
-        pack_samples(drawn.X, drawn.y, all, chunk_block[c]);
+        pack_samples(drawn.X, drawn.y, chunk_block[c]);
       } else if (repack)
         pack_samples(train.X, train.y, std::vector<std::size_t>(picked.begin() + static_cast<std::ptrdiff_t>(lo),
                                                                 picked.begin() + static_cast<std::ptrdiff_t>(hi)),
@@ -257,7 +252,7 @@ TrainResult train_with(const Engine& g, const Model& start, TrainingData data, c
   } else {
     out.train = model_errors(m, train);
   }
-  out.valid = model_errors(m, valid.y.empty() ? train : valid);
+  out.valid = model_errors(m, scored);
   return out;
 }
 

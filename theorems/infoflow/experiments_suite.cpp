@@ -136,8 +136,7 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
                                            std::to_string(t.warmup_steps));
   t.fresh_samples = single_int_option(ctx, "--fresh-samples", 0, 1, 0) == 1;
   t.curriculum_T = bounded_list_option(ctx, "--curriculum-T", 3, 64, {});
-  std::sort(t.curriculum_T.begin(), t.curriculum_T.end());
-  t.curriculum_T.erase(std::unique(t.curriculum_T.begin(), t.curriculum_T.end()), t.curriculum_T.end());
+  std::sort(t.curriculum_T.begin(), t.curriculum_T.end());  // repeated lengths are refused by the option's parser
   if (!t.curriculum_T.empty() && !t.fresh_samples)
     throw InputError("--curriculum-T", "expected --fresh-samples 1 with it (each stage draws samples of its length)");
   t.log_temperatures = single_int_option(ctx, "--log-temperatures", 0, 1, 0) == 1;

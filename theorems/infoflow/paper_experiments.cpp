@@ -94,12 +94,15 @@ std::string target_label(const ExperimentCell& c) {
     default: return "pair";
   }
 }
-}  // namespace
 
-namespace {
 // Restart k of a cell seeds its initialisation and minibatch order from this (restart 0 keeps the single run's seeds).
 std::string restart_tag(const ExperimentCell& c, int restart) {
   return c.key() + (restart == 0 ? "" : "-restart" + std::to_string(restart));
+}
+
+// The generator of a restart's initial weights, random or the construction's perturbation.
+SplitMix64 init_generator(const ExperimentCell& c, std::uint64_t suite_seed, int restart) {
+  return SplitMix64(derive_seed(suite_seed, "init-" + restart_tag(c, restart)));
 }
 }  // namespace
 
@@ -229,8 +232,6 @@ CellResult score_squared_errors(std::vector<double> sq_err, double valid_varianc
 
 namespace {
 
-// The data depend on the kind, D, T and replicate only: every architecture of a comparison sees the same samples.
-// Targets are standardised with the training set's mean and standard deviation (NMSE does not change under it).
 // The cell's target: the intrinsic dimension's matrices are drawn once per family count from the suite's seed.
 IntrinsicDimensionTarget cell_intrinsic_target(const ExperimentCell& c, std::uint64_t suite_seed) {
   return c.kind == ExperimentKind::IntrinsicDimension ? IntrinsicDimensionTarget::draw(c.target_families(), suite_seed)
@@ -251,6 +252,7 @@ void draw_cell_samples(const ExperimentCell& c, const IntrinsicDimensionTarget& 
 
 }  // namespace
 
+// Targets are standardised with the training set's mean and standard deviation (NMSE does not change under it).
 CellData draw_cell_data(const ExperimentCell& c, const ExperimentTraining& tr, std::uint64_t suite_seed) {
   SplitMix64 rng(derive_seed(suite_seed, target_label(c) + "-T" + std::to_string(c.T) + "-r" + std::to_string(c.replicate)));
   const IntrinsicDimensionTarget id_target = cell_intrinsic_target(c, suite_seed);
@@ -383,7 +385,7 @@ CellResult run_baseline_cell(const ExperimentCell& c, const CellData& data) {
 constexpr double kConstructionStartBeta = 20.0, kConstructionStartNoise = 0.01, kConstructionStartRange = 7.0;
 
 Model construction_start(const ExperimentCell& c, const CellData& data, std::uint64_t suite_seed, int restart) {
-  SplitMix64 rng(derive_seed(suite_seed, "init-" + restart_tag(c, restart)));
+  SplitMix64 rng = init_generator(c, suite_seed, restart);
   if (c.kind != ExperimentKind::IntrinsicDimension || c.h1 != c.D || c.h2 != c.D || c.target_families() != c.D ||
       c.E != intrinsic_dimension_E(c.D) || !valid_construction_width(c.ffn_per_family))
     throw ContractError("run_experiment_cell", "the construction arm needs a (D,D) cell on the D-family target with "
@@ -438,7 +440,7 @@ TrainOptions experiment_train_options(const ExperimentCell& c, const ExperimentT
 
 Model random_cell_start(const ExperimentCell& c, std::uint64_t suite_seed, int restart) {
   const Architecture arch = experiment_architecture(c);
-  SplitMix64 rng(derive_seed(suite_seed, "init-" + restart_tag(c, restart)));
+  SplitMix64 rng = init_generator(c, suite_seed, restart);
   Model start = make_model<double>(arch);
   initialise_weights(start, ParamLayout(arch), rng, 1.0, 1.0);
   return start;
