@@ -50,28 +50,33 @@ def main():
         keys = ("W", "b") if m["kind"] == "affine" else ("W1", "b1", "W2", "b2")
         return {k: t(m[k]) for k in keys}
 
+    def units_of(m):  # an FFN's hidden units, as the weights format says (absent: ReLU); GeLU is the exact erf form
+        return torch.nn.functional.gelu if m.get("activation", "relu") == "gelu" else torch.relu
+
     enc = map_params(W["encoder"])
     ro = map_params(W["readout"])
+    enc_units, ro_units = units_of(W["encoder"]), units_of(W["readout"])
     layers = []
     for layer in W["layers"]:
         layers.append({"heads": [{k: t(h[k]) for k in ("Q", "K", "V")} for h in layer["heads"]],
                        "betas": [torch.tensor(float(h["beta"]), dtype=dt, requires_grad=a.free_temperatures)
                                  for h in layer["heads"]],
                        "W_O": t(layer["W_O"]),
-                       "ffn": map_params(layer["ffn"]) if layer.get("ffn") else None})
+                       "ffn": map_params(layer["ffn"]) if layer.get("ffn") else None,
+                       "ffn_units": units_of(layer["ffn"]) if layer.get("ffn") else None})
     pos = t(W["positional"]) if W.get("positions", 0) else None
     c0 = t(W["cls0"])
     params = list(enc.values()) + list(ro.values()) + [c0] + ([pos] if pos is not None else [])
     for l in layers:
         params += [p for h in l["heads"] for p in h.values()] + [l["W_O"]] + (list(l["ffn"].values()) if l["ffn"] else [])
 
-    def apply(m, x):
+    def apply(m, x, units):
         if "W" in m:
             return x @ m["W"].T + m["b"]
-        return torch.relu(x @ m["W1"].T + m["b1"]) @ m["W2"].T + m["b2"]
+        return units(x @ m["W1"].T + m["b1"]) @ m["W2"].T + m["b2"]
 
     def forward(Xb):
-        U = apply(enc, Xb)                                   # N × T × E
+        U = apply(enc, Xb, enc_units)                        # N × T × E
         if pos is not None:
             U = U + pos[: Xb.shape[1]]
         C = c0.expand(Xb.shape[0], -1)                       # N × E
@@ -89,9 +94,9 @@ def main():
             if not last:
                 U = U + torch.cat(tok_parts, dim=2) @ l["W_O"].T
                 if l["ffn"] is not None:
-                    U = U + apply(l["ffn"], U)
-                    C = C + apply(l["ffn"], C)
-        return apply(ro, C)[:, 0]
+                    U = U + apply(l["ffn"], U, l["ffn_units"])
+                    C = C + apply(l["ffn"], C, l["ffn_units"])
+        return apply(ro, C, ro_units)[:, 0]
 
     betas = [b for l in layers for b in l["betas"]] if a.free_temperatures else []
     # Decoupled decay (AdamW, as numerics/train/trainer.cpp) on the weights only.

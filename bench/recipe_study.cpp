@@ -38,10 +38,14 @@ using namespace infoflow;
 
 namespace {
 
-const std::vector<std::string> kVariants{"base", "fresh", "lr1e-3", "log-temp", "clip", "curriculum", "combined", "all"};
+const std::vector<std::string> kVariants{"base",     "fresh",    "lr1e-3", "log-temp",     "clip",
+                                         "curriculum", "combined", "all",    "gelu", "combined-gelu"};
+
+// GeLU units in the token FFN: the architecture's, not the recipe's.
+bool variant_gelu(const std::string& v) { return v == "gelu" || v == "combined-gelu"; }
 
 ExperimentTraining variant_training(const std::string& v, ExperimentTraining t, int T) {
-  const bool all = v == "all", combined = v == "combined";
+  const bool all = v == "all", combined = v == "combined" || v == "combined-gelu";
   if (v == "fresh" || v == "curriculum" || combined || all) t.fresh_samples = true;
   if (v == "lr1e-3" || all) t.learning_rate = 1e-3, t.warmup_steps = t.steps / 20;
   if (v == "log-temp" || all) t.log_temperatures = true;
@@ -138,6 +142,7 @@ int main(int argc, char** argv) try {
       for (int r = 0; r < seeds; ++r)
         for (int column = 0; column < 2; ++column) {
           ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, column == 1 ? D - 1 : D, D, intrinsic_dimension_E(D), r};
+          if (variant_gelu(v)) c.ffn_activation = Activation::Gelu;
           jobs.push_back({v, c, {}, 0});
         }
   std::vector<std::exception_ptr> errors(jobs.size());

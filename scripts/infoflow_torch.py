@@ -33,13 +33,25 @@ def _require_torch():
         raise RuntimeError("PyTorch is not installed (Debian: apt-get install python3-torch)")
 
 
-def _map_module(kind, n_in, n_out, width=0):
+ACTIVATIONS = ("relu", "gelu")
+
+
+def _map_module(kind, n_in, n_out, width=0, activation="relu"):
     if kind == "affine":
         return torch.nn.Linear(n_in, n_out, dtype=torch.float64)
     if kind == "ffn":
-        return torch.nn.Sequential(torch.nn.Linear(n_in, width, dtype=torch.float64), torch.nn.ReLU(),
+        # GeLU is the exact (erf) form, as the C++ side's (docs/theory.md §1).
+        units = torch.nn.GELU(approximate="none") if activation == "gelu" else torch.nn.ReLU()
+        return torch.nn.Sequential(torch.nn.Linear(n_in, width, dtype=torch.float64), units,
                                    torch.nn.Linear(width, n_out, dtype=torch.float64))
     raise ConversionError(f"map kind '{kind}': expected 'affine' or 'ffn'")
+
+
+def _activation_of(m):
+    """'gelu' or 'relu' for an FFN module, None for an affine one."""
+    if isinstance(m, torch.nn.Linear):
+        return None
+    return "gelu" if isinstance(m[1], torch.nn.GELU) else "relu"
 
 
 class Head(torch.nn.Module if torch else object):
@@ -52,11 +64,11 @@ class Head(torch.nn.Module if torch else object):
 
 
 class Layer(torch.nn.Module if torch else object):
-    def __init__(self, E, heads, ffn_width):
+    def __init__(self, E, heads, ffn_width, ffn_activation="relu"):
         super().__init__()
         self.heads = torch.nn.ModuleList(Head(E, k, n, b) for (k, n, b) in heads)
         self.W_O = torch.nn.Linear(sum(n for (_, n, _) in heads), E, bias=False, dtype=torch.float64)
-        self.ffn = _map_module("ffn", E, E, ffn_width) if ffn_width else None
+        self.ffn = _map_module("ffn", E, E, ffn_width, ffn_activation) if ffn_width else None
 
     def attend(self, q, keys, values):
         """q: N × E queries; keys[i], values[i]: N × T × (n'|n). Returns q + W_O [a_1; a_2; ...]."""
@@ -69,18 +81,19 @@ class Layer(torch.nn.Module if torch else object):
 
 
 class InfoflowTransformer(torch.nn.Module if torch else object):
-    """The architecture of docs/weights-format.md. `encoder`/`readout` are ('affine', 0) or ('ffn', width)."""
+    """The architecture of docs/weights-format.md. `encoder`/`readout` are ('affine', 0), ('ffn', width) or
+    ('ffn', width, 'gelu')."""
 
     def __init__(self, d, E, layers, encoder=("affine", 0), readout=("affine", 0), positions=0):
         super().__init__()
         _require_torch()
         self.d, self.E, self.positions = d, E, positions
-        self.encoder = _map_module(encoder[0], d, E, encoder[1])
+        self.encoder = _map_module(encoder[0], d, E, encoder[1], *encoder[2:])
         self.positional = torch.nn.Parameter(torch.zeros(positions, E, dtype=torch.float64)) if positions else None
         self.cls0 = torch.nn.Parameter(torch.zeros(E, dtype=torch.float64))
-        # layers: [(heads [(key_dim, value_dim, beta)], ffn_width)], the last with ffn_width 0.
-        self.layers = torch.nn.ModuleList(Layer(E, h, w) for (h, w) in layers)
-        self.readout = _map_module(readout[0], E, 1, readout[1])
+        # layers: [(heads [(key_dim, value_dim, beta)], ffn_width[, 'gelu'])], the last with ffn_width 0.
+        self.layers = torch.nn.ModuleList(Layer(E, *layer) for layer in layers)
+        self.readout = _map_module(readout[0], E, 1, readout[1], *readout[2:])
 
     def forward(self, X):
         """X: N × T × d (float64). Returns the N outputs."""
@@ -119,7 +132,10 @@ def _vec(t):
 def _map_to_json(m):
     if isinstance(m, torch.nn.Linear):
         return {"kind": "affine", "W": _rows(m.weight), "b": _vec(m.bias)}
-    return {"kind": "ffn", "W1": _rows(m[0].weight), "b1": _vec(m[0].bias), "W2": _rows(m[2].weight), "b2": _vec(m[2].bias)}
+    j = {"kind": "ffn", "W1": _rows(m[0].weight), "b1": _vec(m[0].bias), "W2": _rows(m[2].weight), "b2": _vec(m[2].bias)}
+    if _activation_of(m) == "gelu":  # a ReLU FFN is written without the key, as the C++ side writes it
+        j["activation"] = "gelu"
+    return j
 
 
 def to_weights(model):
@@ -201,11 +217,18 @@ def _tensor(value, shape, where):
 
 
 def _map_shape(m, where):
+    """('affine', 0), ('ffn', width) or ('ffn', width, 'gelu')."""
     kind = _get(m, "kind", where)
+    activation = m.get("activation", "relu") if isinstance(m, dict) else "relu"
     if kind == "affine":
+        if isinstance(m, dict) and "activation" in m:
+            raise ConversionError(f"{where}.activation: an affine map has no activation")
         return ("affine", 0)
     if kind == "ffn":
-        return ("ffn", len(_get(m, "W1", where)))
+        if activation not in ACTIVATIONS:
+            raise ConversionError(f"{where}.activation: expected 'relu' or 'gelu', got {activation!r}")
+        width = len(_get(m, "W1", where))
+        return ("ffn", width, "gelu") if activation == "gelu" else ("ffn", width)
     raise ConversionError(f"{where}.kind: expected 'affine' or 'ffn', got '{kind}'")
 
 
@@ -284,10 +307,10 @@ def _from_weights(obj):
         last = i + 1 == len(layers_json)
         if ffn is not None and last:
             raise ConversionError(f"layers[{i}].ffn: the last layer has no FFN")
-        width = _map_shape(ffn, f"layers[{i}].ffn")[1] if ffn is not None else 0
+        shape = _map_shape(ffn, f"layers[{i}].ffn") if ffn is not None else ("ffn", 0)
         if ffn is not None and ffn.get("kind") != "ffn":
             raise ConversionError(f"layers[{i}].ffn.kind: expected 'ffn'")
-        shapes.append((heads, width))
+        shapes.append((heads, *shape[1:]))
     model = InfoflowTransformer(d, E, shapes, _map_shape(_get(obj, "encoder", "weights"), "encoder"),
                                 _map_shape(_get(obj, "readout", "weights"), "readout"), positions)
     _load_map(model.encoder, obj["encoder"], d, E, "encoder")
@@ -325,18 +348,27 @@ def _check_config(config, state_dict):
     if not isinstance(layers, (list, tuple)) or not 1 <= len(layers) <= 64:
         raise ConversionError("config layers: expected 1 to 64 layers")
     for i, layer in enumerate(layers):
-        heads, width = layer
+        if not isinstance(layer, (list, tuple)) or len(layer) not in (2, 3):
+            raise ConversionError(f"config layers[{i}]: expected (heads, FFN width) or (heads, FFN width, 'gelu')")
+        heads, width = layer[:2]
         if not 1 <= len(heads) <= 64 or not (isinstance(width, int) and 0 <= width <= MAX_DIM):
             raise ConversionError(f"config layers[{i}]: expected 1 to 64 heads and an FFN width in [0, {MAX_DIM}]")
+        if len(layer) == 3 and (layer[2] not in ACTIVATIONS or width == 0):
+            raise ConversionError(f"config layers[{i}]: expected an FFN activation 'relu' or 'gelu' with a width > 0")
         for key_dim, value_dim, beta in heads:
             if not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_DIM for v in (key_dim, value_dim)):
                 raise ConversionError(f"config layers[{i}]: head dimensions must be integers in [1, {MAX_DIM}]")
             if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not (math.isfinite(beta) and beta > 0):
                 raise ConversionError(f"config layers[{i}]: a head's beta must be a finite number > 0, got {beta!r}")
     for key in ("encoder", "readout"):
-        kind, width = config.get(key, ("affine", 0))
+        spec = config.get(key, ("affine", 0))
+        if not isinstance(spec, (list, tuple)) or len(spec) not in (2, 3):
+            raise ConversionError(f"config {key}: expected ('affine', 0) or ('ffn', width[, 'gelu'])")
+        kind, width = spec[:2]
         if kind not in ("affine", "ffn") or not (isinstance(width, int) and 0 <= width <= MAX_DIM):
             raise ConversionError(f"config {key}: expected ('affine', 0) or ('ffn', width <= {MAX_DIM})")
+        if len(spec) == 3 and (kind != "ffn" or spec[2] not in ACTIVATIONS):
+            raise ConversionError(f"config {key}: an activation ('relu' or 'gelu') belongs to an FFN")
 
 
 def from_state_dict(state_dict, config):
@@ -419,11 +451,15 @@ def _config_from_file(config):
 def model_config(model):
     """The constructor's arguments of an InfoflowTransformer (what from_state_dict needs beside the state_dict)."""
     def kind(m):
-        return ("affine", 0) if isinstance(m, torch.nn.Linear) else ("ffn", m[0].out_features)
+        if isinstance(m, torch.nn.Linear):
+            return ("affine", 0)
+        return ("ffn", m[0].out_features) + (("gelu",) if _activation_of(m) == "gelu" else ())
+
+    def layer(l):
+        heads = [(h.Q.out_features, h.V.out_features, float(h.beta)) for h in l.heads]
+        return (heads, *kind(l.ffn)[1:]) if l.ffn is not None else (heads, 0)
     return {"d": model.d, "E": model.E, "positions": model.positions, "encoder": kind(model.encoder),
-            "readout": kind(model.readout),
-            "layers": [([(h.Q.out_features, h.V.out_features, float(h.beta)) for h in l.heads],
-                        l.ffn[0].out_features if l.ffn is not None else 0) for l in model.layers]}
+            "readout": kind(model.readout), "layers": [layer(l) for l in model.layers]}
 
 
 if __name__ == "__main__":

@@ -4,16 +4,20 @@
 usage: reference_forward.py WEIGHTS.json INPUTS.json   -> prints {"outputs": [...]} as JSON
 Exit codes: 0 done; 2 bad input (a file that is not JSON, nested too deep, or not of the format).
 """
-import json, sys
+import json, math, sys
 import numpy as np
 
 def arr(v):  # numbers are doubles; strings are decimals (read here at double precision)
     return np.array(v, dtype=object).astype(float) if not isinstance(v, (int, float)) else float(v)
 
+def gelu(v):  # x·Φ(x), Φ the standard normal distribution function (math.erfc: no scipy needed)
+    return np.array([x * 0.5 * math.erfc(-x / math.sqrt(2.0)) for x in v])
+
 def apply_map(m, x):
     if m["kind"] == "affine":
         return arr(m["W"]) @ x + arr(m["b"])
-    h = np.maximum(arr(m["W1"]) @ x + arr(m["b1"]), 0.0)
+    pre = arr(m["W1"]) @ x + arr(m["b1"])
+    h = gelu(pre) if m.get("activation", "relu") == "gelu" else np.maximum(pre, 0.0)
     return arr(m["W2"]) @ h + arr(m["b2"])
 
 def attend(layer, q, U):

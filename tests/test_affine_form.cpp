@@ -19,7 +19,7 @@ using namespace infoflow;
 
 namespace {
 
-constexpr int kFunctions = 11;
+constexpr int kFunctions = 12;
 
 // The same function in any scalar: products, exp, √, ReLU, max, min, quotients and softmax weights (the operations
 // the forward pass and the target evaluator use). Case 9 is the affine softmax weight (softmax_weight, one
@@ -48,6 +48,10 @@ S composite(const std::vector<S>& x, int which, const S& one) {
       const S z1 = three * x[0] * x[1] - x[2], z2 = two * x[2] + x[1];
       if constexpr (std::is_same_v<S, AffineForm> || std::is_same_v<S, DoubleAffineForm>) return softmax_weight({z1, z2});
       else return one / (one + Tr::exp_of(z1) + Tr::exp_of(z2));
+    }
+    case 11: {  // GeLU units (a token FFN's): of a product, where the minimum x* = -0.75 can lie inside, and of a sum
+      const S half = Tr::from_double(0.5, Precision{one.prec()});
+      return Tr::gelu(x[0] * x[1] - x[2]) - half * Tr::gelu(x[2] + x[0] + x[0]);
     }
     default: {  // two remainders named by fresh symbols (inside a FreshNoiseSymbols scope), used several times: 3p − 2p − q
       const S three = Tr::from_double(3.0, Precision{one.prec()}), two = Tr::from_double(2.0, Precision{one.prec()});
@@ -200,7 +204,8 @@ TEST_CASE("affine forms: the defects of their linearisations are caught point by
                           Placed{Mutant::AffineExpMinRangeSlope, true, true}, Placed{Mutant::AffineReciprocalRemainderHalved, true, true},
                           Placed{Mutant::AffineSoftmaxRemainderHalved, true, true},
                           Placed{Mutant::DoubleAffineReluRemainderHalved, false, true},
-                          Placed{Mutant::FreshNoiseSymbolShared, true, true}}) {
+                          Placed{Mutant::FreshNoiseSymbolShared, true, true},
+                          Placed{Mutant::AffineGeluCurvatureDropped, true, true}}) {
     for (int form = 0; form < 2; ++form) {
       if (!(form == 0 ? m.in_arb : m.in_double)) continue;
       SplitMix64 rng = test::rng_for("affine-mutants");

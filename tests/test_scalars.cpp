@@ -1,4 +1,5 @@
 #include "numerics/scalar/scalar_traits.hpp"
+#include "numerics/util/mutation.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -94,4 +95,99 @@ TEST_CASE("ReLU and max keep a NaN in every scalar: an overflow upstream is neve
   CHECK(mpfr::isnan(ScalarTraits<mpfr::mpreal>::max_of(one, mnan)));
   CHECK(ScalarTraits<mpfr::mpreal>::relu(-one) == 0);
   CHECK_FALSE(ScalarTraits<ArbBall>::relu(ArbBall(nan, 128)).is_finite());
+}
+
+namespace {
+
+// σ(x) = x/2·(1 + erf(x/√2)) at x's precision: the erf form, beside the erfc form that numerics/scalar/gelu.cpp uses.
+// (1 + erf cancels for x ≪ 0: at x = -30 the sum is 1e-197, so such x need about 2048 bits.)
+mpfr::mpreal gelu_by_erf(const mpfr::mpreal& x) {
+  const mpfr::mpreal one(1, x.get_prec()), two(2, x.get_prec());
+  return x / two * (one + mpfr::erf(x / mpfr::sqrt(two)));
+}
+
+}  // namespace
+
+TEST_CASE("GeLU: double, MPFR and arb agree with the erf form; balls hold every point's value, slope and curvature",
+          "[scalar][gelu]") {
+  auto rng = test::rng_for("gelu-balls");
+  const auto check_balls = [&](SplitMix64& r, long balls) {
+    long missed = 0;
+    for (long b = 0; b < balls; ++b) {
+      // Random balls of widths 2^0 .. 2^-10 around [-5, 4], and every 7th one straddling the minimum x* = -0.7518.
+      double lo = r.uniform(-5.0, 4.0), hi = lo + std::ldexp(1.0, -static_cast<int>(r.uniform_index(11)));
+      if (b % 7 == 0) lo = r.uniform(-1.2, -0.752), hi = r.uniform(-0.751, -0.3);
+      const ArbBall X = ArbBall::interval(lo, hi, 128);
+      const ArbBall value = gelu(X), slope = gelu_slope(X), curvature = gelu_curvature(X);
+      for (int p = 0; p < 12; ++p) {
+        const double x = p == 0 ? lo : p == 1 ? hi : r.uniform(lo, hi);
+        const mpfr::mpreal mx(x, 512), h("1e-60", 512);
+        // The derivatives by central differences of the erf form at 512 bits (error ~1e-120).
+        const mpfr::mpreal d1 = (gelu_by_erf(mx + h) - gelu_by_erf(mx - h)) / (2 * h);
+        const mpfr::mpreal d2 = (gelu_by_erf(mx + h) - 2 * gelu_by_erf(mx) + gelu_by_erf(mx - h)) / (h * h);
+        const mpfr::mpreal tol("1e-50", 512);
+        const bool ok = value.contains(gelu_by_erf(mx)) && slope.lower() <= d1 + tol && slope.upper() >= d1 - tol &&
+                        curvature.lower() <= d2 + tol && curvature.upper() >= d2 - tol;
+        if (!ok) ++missed;
+      }
+    }
+    return missed;
+  };
+  CHECK(check_balls(rng, 600 * test::multiplier()) == 0);
+  // Points: the double and MPFR routes against the erf form (the double one within a few ulp: the C library's erfc).
+  for (int i = 0; i < 2000; ++i) {
+    const double x = rng.uniform(-30.0, 30.0);
+    const mpfr::mpreal exact = gelu_by_erf(mpfr::mpreal(x, 2048));
+    INFO("x = " << std::hexfloat << x << std::defaultfloat << ", gelu " << gelu(x) << ", exact " << exact.toString(20));
+    CHECK(mpfr::abs(gelu(mpfr::mpreal(x, 256)) - exact) <= mpfr::abs(exact) * mpfr::mpreal("1e-70", 2048));
+    // z = -x/√2 rounded to a double (1/√2's rounding and the product's: a relative 1.5·2^-53) moves erfc(z) by a
+    // relative (2z² + 1)·1.5·2^-53, its condition number times that: about 1.5x² ulps for x ≪ 0, plus erfc's own.
+    CHECK(std::fabs(gelu(x) - exact.toDouble()) <= (16 + 2 * x * x) * 0x1p-53 * std::fabs(exact.toDouble()));
+    double slope = 0;
+    CHECK(gelu_and_slope(x, slope) == gelu(x));
+    CHECK(slope == gelu_slope(x));
+  }
+  // The ball leaves the minimum out where both ends lie above it: a mutant taking only the ends is caught.
+  set_active_mutant(Mutant::GeluHullMissesMinimum);
+  auto again = test::rng_for("gelu-balls");
+  const long missed = check_balls(again, 600);
+  set_active_mutant(Mutant::None);
+  CHECK(missed > 0);
+}
+
+TEST_CASE("GeLU: the constants its enclosures use hold over the whole line", "[scalar][gelu]") {
+  // On [-20, 20] in steps of 1e-3, by mean-value forms in arb: σ'(m) ± sup|σ''|·w/2 on each step (sound); beyond ±20
+  // the signs and sizes follow from Mills' ratio (docs/certify.md §1.5).
+  const long prec = 128;
+  double top = -INFINITY;
+  bool increasing = true, decreasing = true;
+  // f(m) ± sup|f'(X)|·max(m − a, b − m): f on [a, b], by the mean-value theorem.
+  const auto mean_value = [&](const ArbBall& at_m, const ArbBall& derivative, double a, double b, double m) {
+    ArbBall r = at_m;
+    const ArbBall reach = max(ArbBall(m, prec) - ArbBall(a, prec), ArbBall(b, prec) - ArbBall(m, prec));
+    arb_add_error(r.raw(), (abs(derivative) * reach).raw());
+    return r;
+  };
+  for (int k = -20000; k < 20000; ++k) {
+    const double a = k * 1e-3, b = (k + 1) * 1e-3, m = (a + b) / 2;
+    const ArbBall X = ArbBall::interval(a, b, prec);
+    const ArbBall slope = mean_value(gelu_slope(ArbBall(m, prec)), gelu_curvature(X), a, b, m);
+    top = std::max(top, slope.upper());
+    if (a >= -0.75) increasing = increasing && slope.lower() > 0;
+    if (b <= -0.76) decreasing = decreasing && slope.upper() < 0;
+  }
+  INFO("sup of the slope's enclosures on [-20, 20]: " << top);
+  CHECK(top <= kGeluSlopeBound);
+  CHECK(top >= 1.1289);  // the true sup, 1.128904..., is reached at √2
+  CHECK(increasing);
+  CHECK(decreasing);
+  // σ(x*) ≥ -0.17 where σ turns: on [-0.76, -0.75], in steps of 1e-3 (σ' is small there).
+  double bottom = INFINITY;
+  for (int k = 0; k < 10; ++k) {
+    const double a = -0.76 + k * 1e-3, b = a + 1e-3, m = (a + b) / 2;
+    bottom = std::min(bottom, mean_value(gelu(ArbBall(m, prec)), gelu_slope(ArbBall::interval(a, b, prec)), a, b, m).lower());
+  }
+  INFO("inf of the value's enclosures on [-0.76, -0.75]: " << bottom);
+  CHECK(bottom >= -0.17);
+  CHECK(bottom <= -0.1699);
 }

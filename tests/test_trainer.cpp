@@ -34,6 +34,9 @@ std::vector<Architecture> single_layer_kinds() {
   Architecture b = single_layer_fit_architecture(1, 3, 2, 4);
   b.readout = MapShape{MapKind::Affine, 3, 1, 0};             // affine readout
   archs.push_back(b);
+  Architecture g = single_layer_fit_architecture(2, 4, 1, 5);  // GeLU units in the encoder and the readout
+  g.encoder.activation = g.readout.activation = Activation::Gelu;
+  archs.push_back(g);
   return archs;
 }
 
@@ -207,6 +210,9 @@ std::vector<Architecture> multi_layer_kinds() {
   b.layers = {LayerShape{{HeadShape{2, 1}, HeadShape{3, 2}}, 0}, LayerShape{{HeadShape{1, 3}}, 4},
               LayerShape{{HeadShape{2, 2}, HeadShape{1, 1}}, 0}};
   archs.push_back(b);
+  Architecture g = a;  // the first with a GeLU token FFN (the experiments' --gelu)
+  g.layers[0].ffn_activation = Activation::Gelu;
+  archs.push_back(g);
   return archs;
 }
 

@@ -15,6 +15,15 @@ using namespace infoflow;
 using nlohmann::json;
 
 namespace {
+// d = 2, E = 3, affine encoder and readout, one layer of one head.
+Architecture single_affine_architecture() {
+  Architecture a;
+  a.d = 2, a.E = 3;
+  a.encoder = MapShape{MapKind::Affine, 2, 3, 0};
+  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
+  a.readout = MapShape{MapKind::Affine, 3, 1, 0};
+  return a;
+}
 std::string run_capture(const std::string& cmd) {
   std::string out;
   FILE* p = popen(cmd.c_str(), "r");
@@ -38,6 +47,29 @@ TEST_CASE("Double weights round-trip exactly through JSON", "[weights]") {
   const auto back = convert_model<double>(weights_from_json(j, 256), Precision{53});
   REQUIRE(back.params == m.params);
   REQUIRE(back.temperatures == m.temperatures);
+}
+
+TEST_CASE("GeLU units round-trip through JSON, and a ReLU model is written as before", "[weights]") {
+  auto rng = test::rng_for("roundtrip-gelu");
+  const Architecture gelu = with_gelu_units(feature_complete_architecture(2, 5, 4));
+  const Model m = random_model(gelu, rng);
+  const json j = json::parse(weights_to_json(m).dump());
+  REQUIRE(j["encoder"]["activation"] == "gelu");
+  REQUIRE(j["layers"][0]["ffn"]["activation"] == "gelu");
+  REQUIRE(j["readout"]["activation"] == "gelu");
+  const auto back = weights_from_json(j, 256);
+  REQUIRE(back.arch.encoder.activation == Activation::Gelu);
+  REQUIRE(back.arch.layers[0].ffn_activation == Activation::Gelu);
+  REQUIRE(back.arch.readout.activation == Activation::Gelu);
+  REQUIRE(convert_model<double>(back, Precision{53}).params == m.params);
+  // The same weights read as ReLU units compute another function: the key is read, not ignored.
+  json relu = j;
+  relu["layers"][0]["ffn"].erase("activation");
+  const auto X = random_cube_sequence(3, 2, rng);
+  REQUIRE(forward(convert_model<double>(weights_from_json(relu, 64), Precision{53}), X).y != forward(m, X).y);
+  // A ReLU model has no "activation" key anywhere (older readers and stored files stay as they were).
+  const json plain = weights_to_json(random_model(feature_complete_architecture(2, 5, 4), rng));
+  REQUIRE(plain.dump().find("activation") == std::string::npos);
 }
 
 TEST_CASE("High-precision weights are stored as decimal strings and read back at precision", "[weights]") {
@@ -67,6 +99,15 @@ TEST_CASE("Malformed weights name the JSON path", "[weights]") {
     j["layers"][1]["heads"][0]["beta"] = 0.0;
     REQUIRE_THROWS_WITH(weights_from_json(j, 64), Catch::Contains("beta"));
   }
+  SECTION("unknown activation") {
+    j["layers"][0]["ffn"]["activation"] = "tanh";
+    REQUIRE_THROWS_WITH(weights_from_json(j, 64), Catch::Contains("layers[0].ffn.activation") && Catch::Contains("gelu"));
+  }
+  SECTION("activation of an affine map") {
+    json a = weights_to_json(random_model(single_affine_architecture(), rng));
+    a["encoder"]["activation"] = "gelu";
+    REQUIRE_THROWS_WITH(weights_from_json(a, 64), Catch::Contains("encoder.activation"));
+  }
   SECTION("not a number") {
     j["readout"]["b2"][0] = "abc";
     REQUIRE_THROWS_AS(weights_from_json(j, 64), InputError);
@@ -77,7 +118,9 @@ TEST_CASE("eval and an independent numpy implementation of docs/weights-format.m
   auto rng = test::rng_for("reference-impl");
   const std::string dir = temp_dir("reference");
   for (int i = 0; i < 3 * test::multiplier(); ++i) {
-    const Model m = random_model(feature_complete_architecture(3, 6, 7), rng, 0.8);
+    // Every other model with GeLU units in every FFN (reference_forward.py's math.erfc against the C library's).
+    const Architecture a = feature_complete_architecture(3, 6, 7);
+    const Model m = random_model(i % 2 == 1 ? with_gelu_units(a) : a, rng, 0.8);
     json inputs = json::array();
     std::vector<double> ours;
     for (int s = 0; s < 5; ++s) {

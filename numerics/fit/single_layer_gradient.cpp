@@ -1,4 +1,5 @@
 #include "numerics/fit/single_layer_gradient.hpp"
+#include "numerics/scalar/gelu.hpp"
 
 #include "numerics/util/errors.hpp"
 
@@ -55,7 +56,7 @@ void map_forward(const double* p, const MapOffsets& m, const V& x, MapTape& tape
   tape.hidden.resize(m.width);
   for (int j = 0; j < m.width; ++j) {
     tape.hidden_pre[j] += p[m.b1 + j];
-    tape.hidden[j] = std::max(0.0, tape.hidden_pre[j]);
+    tape.hidden[j] = m.activation == Activation::Gelu ? gelu(tape.hidden_pre[j]) : std::max(0.0, tape.hidden_pre[j]);
   }
   matvec(p, m.W2, m.out, m.width, tape.hidden.data(), y.data());
   for (int i = 0; i < m.out; ++i) y[i] += p[m.b2 + i];
@@ -77,7 +78,10 @@ void map_backward(const double* p, const MapOffsets& m, const V& x, const MapTap
   matvec_back(p, m.W2, m.out, m.width, tape.hidden.data(), g.data(), gh.data(), grad);
   if (grad)
     for (int i = 0; i < m.out; ++i) grad[m.b2 + i] += g[i];
-  for (int j = 0; j < m.width; ++j) gh[j] = tape.hidden_pre[j] > 0.0 ? gh[j] : 0.0;
+  if (m.activation == Activation::Gelu)
+    for (int j = 0; j < m.width; ++j) gh[j] *= gelu_slope(tape.hidden_pre[j]);
+  else
+    for (int j = 0; j < m.width; ++j) gh[j] = tape.hidden_pre[j] > 0.0 ? gh[j] : 0.0;
   matvec_back(p, m.W1, m.width, m.in, x.data(), gh.data(), gxd, grad);
   if (grad)
     for (int j = 0; j < m.width; ++j) grad[m.b1 + j] += gh[j];

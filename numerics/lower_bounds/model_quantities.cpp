@@ -63,13 +63,15 @@ LipschitzUpper readout_lipschitz_upper(const ModelT<ArbBall>& m) {
     for (int c = 0; c < E; ++c) row.push_back(m.params[row_major_index(ro.W, E, 0, c)]);
     return {upper_or_inf(norm_of(row, prec)), "affine: row norm"};
   }
-  // The gradient on each linear piece is Σ_k D_k v_k with v_k = W2[0,k]·W1[k,:] and D_k ∈ {0, 1}.
+  // The gradient on each linear piece is Σ_k D_k v_k with v_k = W2[0,k]·W1[k,:] and D_k ∈ {0, 1}; with GeLU units it
+  // is Σ_k σ'(h_k) v_k everywhere, σ' ∈ [−0.129, 1.129] (numerics/scalar/gelu.hpp).
   const int p = ro.width;
+  const bool gelu = ro.activation == Activation::Gelu;
   std::vector<std::vector<ArbBall>> v(p);
   for (int k = 0; k < p; ++k)
     for (int c = 0; c < E; ++c)
       v[k].push_back(m.params[row_major_index(ro.W2, p, 0, k)] * m.params[row_major_index(ro.W1, E, k, c)]);
-  if (p <= 16) {
+  if (p <= 16 && !gelu) {
     // Every pattern, in Gray-code order: one vector added or removed per step.
     std::vector<ArbBall> sum(E, ArbBall(0.0, prec));
     double best = 0;
@@ -90,7 +92,11 @@ LipschitzUpper readout_lipschitz_upper(const ModelT<ArbBall>& m) {
     w2 += m.params[row_major_index(ro.W2, p, 0, k)] * m.params[row_major_index(ro.W2, p, 0, k)];
     for (int c = 0; c < E; ++c) w1 += m.params[row_major_index(ro.W1, E, k, c)] * m.params[row_major_index(ro.W1, E, k, c)];
   }
-  return {std::min(upper_or_inf(rank_one), upper_or_inf(norm_of({sqrt(w1) * sqrt(w2)}, prec))), "ffn: min(sum of rank-one norms, Frobenius)"};
+  const double rank_one_or_frobenius = std::min(upper_or_inf(rank_one), upper_or_inf(norm_of({sqrt(w1) * sqrt(w2)}, prec)));
+  if (gelu)  // |Σ_k s_k v_k| ≤ max|s|·Σ‖v_k‖, and ‖W2 diag(s) W1‖ ≤ max|s|·‖W2‖_F‖W1‖_F
+    return {upper_or_inf(ArbBall(kGeluSlopeBound, prec) * ArbBall(rank_one_or_frobenius, prec)),
+            "gelu ffn: 1.129 × min(sum of rank-one norms, Frobenius)"};
+  return {rank_one_or_frobenius, "ffn: min(sum of rank-one norms, Frobenius)"};
 }
 
 std::vector<double> head_value_norms_on_tokens(const ModelT<ArbBall>& m, const std::vector<std::vector<ArbBall>>& tokens,

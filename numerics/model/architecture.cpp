@@ -13,6 +13,7 @@ void validate_map(const MapShape& m, const std::string& name, int in, int out) {
   require(m.in == in, name + ".in", "expected " + std::to_string(in) + ", got " + std::to_string(m.in));
   require(m.out == out, name + ".out", "expected " + std::to_string(out) + ", got " + std::to_string(m.out));
   if (m.kind == MapKind::Ffn) require(m.width >= 1, name + ".width", "expected an FFN width >= 1");
+  else require(m.activation == Activation::Relu, name + ".activation", "an affine map has no activation (an FFN's)");
 }
 }  // namespace
 
@@ -33,6 +34,8 @@ void Architecture::validate() const {
       require(hs.value_dim >= 1, hn + ".V", "expected at least one row (n >= 1)");
     }
     require(layers[l].ffn_width >= 0, name + ".ffn", "expected a width >= 0");
+    require(layers[l].ffn_width > 0 || layers[l].ffn_activation == Activation::Relu, name + ".ffn.activation",
+            "expected no activation without a token-wise FFN");
     require(l + 1 < layers.size() || layers[l].ffn_width == 0, name + ".ffn",
             "the last layer has no token-wise FFN (docs/theory.md §1: the readout follows it)");
   }
@@ -42,6 +45,12 @@ int Architecture::head_count() const {
   int n = 0;
   for (const auto& l : layers) n += static_cast<int>(l.heads.size());
   return n;
+}
+
+bool Architecture::uses_gelu() const {
+  bool gelu = encoder.activation == Activation::Gelu || readout.activation == Activation::Gelu;
+  for (const auto& l : layers) gelu = gelu || (l.ffn_width > 0 && l.ffn_activation == Activation::Gelu);
+  return gelu;
 }
 
 std::size_t ParamLayout::add(const std::string& name, int rows, int cols, bool is_vector, TensorRole role) {
@@ -57,6 +66,7 @@ MapOffsets ParamLayout::add_map(const std::string& prefix, const MapShape& s, Te
   m.in = s.in;
   m.out = s.out;
   m.width = s.width;
+  m.activation = s.activation;
   if (s.kind == MapKind::Affine) {
     m.W = add(prefix + ".W", s.out, s.in, false, linear_role);
     m.b = add(prefix + ".b", s.out, 1, true, linear_role);
@@ -94,7 +104,7 @@ ParamLayout::ParamLayout(const Architecture& arch) : arch_(arch) {
     lo.W_O = add(name + ".W_O", arch_.E, lo.concat_dim, false, TensorRole::Attention);
     if (ls.ffn_width > 0) {
       lo.has_ffn = true;
-      lo.ffn = add_map(name + ".ffn", MapShape{MapKind::Ffn, arch_.E, arch_.E, ls.ffn_width}, TensorRole::Ffn);
+      lo.ffn = add_map(name + ".ffn", MapShape{MapKind::Ffn, arch_.E, arch_.E, ls.ffn_width, ls.ffn_activation}, TensorRole::Ffn);
     }
     layers_.push_back(lo);
   }

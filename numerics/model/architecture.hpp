@@ -10,12 +10,17 @@ namespace infoflow {
 
 enum class MapKind { Affine, Ffn };
 
-/// A token-wise map R^in -> R^out: affine (W x + b) or a two-layer ReLU FFN of the given width.
+/// The hidden units of an FFN: ReLU, max(x, 0), or GeLU, x·Φ(x) with Φ the standard normal distribution function
+/// (the exact, erf form: x/2·(1 + erf(x/√2)); docs/theory.md §1).
+enum class Activation { Relu, Gelu };
+
+/// A token-wise map R^in -> R^out: affine (W x + b) or a two-layer FFN W2 σ(W1 x + b1) + b2 of the given width.
 struct MapShape {
   MapKind kind = MapKind::Affine;
   int in = 0;
   int out = 0;
   int width = 0;  // FFN hidden width p; unused for Affine
+  Activation activation = Activation::Relu;  // σ of an FFN; an affine map has none (Relu, the default)
 };
 
 struct HeadShape {
@@ -26,6 +31,7 @@ struct HeadShape {
 struct LayerShape {
   std::vector<HeadShape> heads;
   int ffn_width = 0;  // width of the token-wise FFN after the layer; 0 = none. Never in the last layer.
+  Activation ffn_activation = Activation::Relu;
 };
 
 struct Architecture {
@@ -39,6 +45,8 @@ struct Architecture {
   /// Throws InputError naming the offending field when the shapes do not fit together.
   void validate() const;
   int head_count() const;
+  /// Whether any FFN of the model has GeLU units (what assumes piecewise-linear maps refuses such a model).
+  bool uses_gelu() const;
 };
 
 enum class TensorRole { Ffn, Linear, Attention, Embedding };
@@ -63,6 +71,7 @@ struct TensorSpec {
 struct MapOffsets {
   MapKind kind = MapKind::Affine;
   int in = 0, out = 0, width = 0;
+  Activation activation = Activation::Relu;
   std::size_t W = 0, b = 0;                  // affine
   std::size_t W1 = 0, b1 = 0, W2 = 0, b2 = 0;  // ffn
 };

@@ -158,7 +158,10 @@ class ForwardPass {
     }
     Vec<S> hidden = matvec(m.W1, m.width, m.in, x);
     add_bias(hidden, m.b1);
-    for (auto& v : hidden) v = ScalarTraits<S>::relu(v);
+    if (m.activation == Activation::Gelu)
+      for (auto& v : hidden) v = ScalarTraits<S>::gelu(v);
+    else
+      for (auto& v : hidden) v = ScalarTraits<S>::relu(v);
     Vec<S> y = matvec(m.W2, m.out, m.width, hidden);
     add_bias(y, m.b2);
     return y;

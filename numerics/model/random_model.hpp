@@ -34,4 +34,13 @@ inline Architecture feature_complete_architecture(int d, int E, int T) {
   return a;
 }
 
+/// The same architecture with every FFN's units GeLU.
+inline Architecture with_gelu_units(Architecture a) {
+  for (MapShape* m : {&a.encoder, &a.readout})
+    if (m->kind == MapKind::Ffn) m->activation = Activation::Gelu;
+  for (auto& l : a.layers)
+    if (l.ffn_width > 0) l.ffn_activation = Activation::Gelu;
+  return a;
+}
+
 }  // namespace infoflow

@@ -65,6 +65,13 @@ json& at_path(json& root, const std::string& path) {
 
 const char* kind_name(MapKind k) { return k == MapKind::Affine ? "affine" : "ffn"; }
 
+// An FFN's "kind" and, for GeLU units only, "activation": a ReLU FFN is written as it was before GeLU existed, so
+// that older readers and every stored model and baseline stay byte for byte the same.
+void write_map_kind(json& j, MapKind kind, Activation activation) {
+  j["kind"] = kind_name(kind);
+  if (kind == MapKind::Ffn && activation == Activation::Gelu) j["activation"] = "gelu";
+}
+
 template <class S>
 json to_json_impl(const ModelT<S>& m) {
   ParamLayout layout(m.arch);
@@ -73,12 +80,12 @@ json to_json_impl(const ModelT<S>& m) {
   j["d"] = m.arch.d;
   j["E"] = m.arch.E;
   j["positions"] = m.arch.positions;
-  j["encoder"]["kind"] = kind_name(m.arch.encoder.kind);
-  j["readout"]["kind"] = kind_name(m.arch.readout.kind);
+  write_map_kind(j["encoder"], m.arch.encoder.kind, m.arch.encoder.activation);
+  write_map_kind(j["readout"], m.arch.readout.kind, m.arch.readout.activation);
   for (std::size_t l = 0; l < m.arch.layers.size(); ++l) {
     json& layer = j["layers"][l];
     if (!m.arch.layers[l].ffn_width) layer["ffn"] = nullptr;
-    else layer["ffn"]["kind"] = "ffn";
+    else write_map_kind(layer["ffn"], MapKind::Ffn, m.arch.layers[l].ffn_activation);
     for (std::size_t h = 0; h < layout.layers()[l].heads.size(); ++h)
       layer["heads"][h]["beta"] = scalar_json(m.temperatures[layout.layers()[l].heads[h].temperature]);
   }
@@ -162,14 +169,27 @@ std::size_t scalar_leaves(const json& j) {
   return n;
 }
 
+// An FFN's optional "activation": "relu" (also when absent) or "gelu". An affine map takes none.
+Activation read_activation(const json& j, const std::string& path, MapKind kind) {
+  if (!j.contains("activation")) return Activation::Relu;
+  const json& a = j["activation"];
+  if (kind == MapKind::Affine) bad(path + ".activation", "an affine map has no activation (an FFN's: \"relu\" or \"gelu\")");
+  if (a == "relu") return Activation::Relu;
+  if (a == "gelu") return Activation::Gelu;
+  bad(path + ".activation", "expected \"relu\" or \"gelu\"");
+}
+
 // Infers a map's shape from its arrays (rows of W or W1 give the hidden width).
 MapShape read_map_shape(const json& j, const std::string& path, int in, int out) {
   const json& kind = member(j, "kind", path);
-  if (kind == "affine") return MapShape{MapKind::Affine, in, out, 0};
+  if (kind == "affine") {
+    read_activation(j, path, MapKind::Affine);  // refuses one
+    return MapShape{MapKind::Affine, in, out, 0};
+  }
   if (kind == "ffn") {
     const json& b1 = member(j, "b1", path);
     if (!b1.is_array() || b1.empty()) bad(path + ".b1", "expected a non-empty array (the FFN width)");
-    return MapShape{MapKind::Ffn, in, out, static_cast<int>(b1.size())};
+    return MapShape{MapKind::Ffn, in, out, static_cast<int>(b1.size()), read_activation(j, path, MapKind::Ffn)};
   }
   bad(path + ".kind", "expected \"affine\" or \"ffn\"");
 }
@@ -256,8 +276,12 @@ ModelT<mpfr::mpreal> weights_from_json(const json& j, long bits, DecimalRounding
       if (!V.is_array() || V.empty()) bad(hn + ".V", "expected a non-empty matrix");
       ls.heads.push_back(HeadShape{static_cast<int>(Q.size()), static_cast<int>(V.size())});
     }
-    if (layers[l].contains("ffn") && !layers[l]["ffn"].is_null())
-      ls.ffn_width = read_map_shape(layers[l]["ffn"], ln + ".ffn", a.E, a.E).width;
+    if (layers[l].contains("ffn") && !layers[l]["ffn"].is_null()) {
+      const MapShape ffn = read_map_shape(layers[l]["ffn"], ln + ".ffn", a.E, a.E);
+      if (ffn.kind != MapKind::Ffn) bad(ln + ".ffn.kind", "expected \"ffn\" (a layer's token-wise map is an FFN)");
+      ls.ffn_width = ffn.width;
+      ls.ffn_activation = ffn.activation;
+    }
     a.layers.push_back(ls);
   }
   a.validate();

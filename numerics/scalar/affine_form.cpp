@@ -203,6 +203,7 @@ AffineForm sqrt_nonneg(const AffineForm& a) { return affine_detail::sqrt_nonneg_
 AffineForm reciprocal(const AffineForm& a, const ArbBall& known) { return affine_detail::reciprocal_form(a, known); }
 AffineForm softmax_weight(const std::vector<AffineForm>& z) { return affine_detail::softmax_weight_form(z); }
 AffineForm relu(const AffineForm& a) { return affine_detail::relu_form(a); }
+AffineForm gelu(const AffineForm& a) { return affine_detail::gelu_form(a); }
 AffineForm max(const AffineForm& a, const AffineForm& b) { return affine_detail::max_form(a, b); }
 
 }  // namespace infoflow

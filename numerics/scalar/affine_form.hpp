@@ -54,6 +54,7 @@ struct AffineForm {
 AffineForm exp(const AffineForm& a);
 AffineForm sqrt_nonneg(const AffineForm& a);  // √a for a ≥ 0 (the negative part of the range is discarded)
 AffineForm relu(const AffineForm& a);
+AffineForm gelu(const AffineForm& a);  // by its secant over the range, with a Taylor bound on the distance (docs/certify.md §1.5)
 AffineForm max(const AffineForm& a, const AffineForm& b);
 /// 1/a, where `known` is a second enclosure of a over the box (the linearisation uses range ∩ known).
 AffineForm reciprocal(const AffineForm& a, const ArbBall& known);
@@ -83,6 +84,7 @@ struct ScalarTraits<AffineForm> {
   static AffineForm from_mpreal(const mpfr::mpreal& v, Precision p) { return AffineForm(ArbBall(v, p.bits)); }
   static double to_double(const AffineForm& v) { return v.centre.mid(); }
   static AffineForm relu(const AffineForm& v) { return infoflow::relu(v); }
+  static AffineForm gelu(const AffineForm& v) { return infoflow::gelu(v); }
   static AffineForm max_of(const AffineForm& a, const AffineForm& b) { return infoflow::max(a, b); }
   static AffineForm exp_of(const AffineForm& a) { return infoflow::exp(a); }
   static bool is_finite(const AffineForm& v) { return v.range().is_finite(); }

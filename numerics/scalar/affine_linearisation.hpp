@@ -10,6 +10,7 @@
 // A Form provides: explicit Form(const ArbBall&) (a constant), range(), prec(), is_constant(), unary minus, +, −,
 // and narrow_hull(Form&, const ArbBall&).
 #include "numerics/scalar/arb_ball.hpp"
+#include "numerics/scalar/gelu.hpp"
 #include "numerics/util/mutation.hpp"
 
 #include <algorithm>
@@ -221,6 +222,31 @@ Form relu_form(const Form& a) {
   const ArbBall lo = range.lower_end(), hi = range.upper_end();
   const ArbBall alpha = hi / (hi - lo);
   return chebyshev_image(a, alpha, zero, -(alpha * lo), max(range, zero));
+}
+
+// GeLU σ over the range [lo, hi]: the secant slope α = (σ(hi) − σ(lo))/(hi − lo), and the distance g(x) = σ(x) − α·x
+// enclosed by Taylor's theorem at an exact point c of the range, r ≥ max(c − lo, hi − c):
+//     g(x) = g(c) + (σ'(c) − α)(x − c) + ½σ''(ξ)(x − c)²  ∈  g(c) + (σ'(c) − α)·[−r, r] + ½σ''([lo, hi])·[0, r²],
+// intersected with σ([lo, hi]) − α·[lo, hi] (a wide range, where the Taylor term is the larger). With the secant
+// slope, σ'(c) − α = O(r²), so the remainder is O(r²) as for exp. (docs/certify.md §1.5.)
+template <class Form>
+Form gelu_form(const Form& a) {
+  const long prec = a.prec();
+  const ArbBall range = a.range();
+  const ArbBall image = gelu(range);
+  ArbBall lo, hi;
+  if (a.is_constant() || !ends(range, lo, hi)) return Form(image);
+  const ArbBall half(0.5, prec);
+  ArbBall c(prec);
+  arb_get_mid_arb(c.raw(), ((lo + hi) * half).raw());  // exact
+  const ArbBall r = magnitude(max(c - lo, hi - c));
+  const ArbBall alpha = (gelu(hi) - gelu(lo)) / (hi - lo);
+  ArbBall taylor = gelu(c) - alpha * c + (gelu_slope(c) - alpha) * ArbBall::interval(-r, r);
+  if (!mutated(Mutant::AffineGeluCurvatureDropped))
+    taylor += half * gelu_curvature(range) * ArbBall::interval(ArbBall(0.0, prec), r * r);
+  const ArbBall distance = intersection(taylor, image - alpha * range);
+  if (!distance.is_finite()) return Form(image);
+  return chebyshev_image(a, alpha, distance.lower_end(), distance.upper_end(), image);
 }
 
 template <class Form>

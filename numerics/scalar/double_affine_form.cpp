@@ -270,6 +270,8 @@ DoubleAffineForm exp(const DoubleAffineForm& a) { return affine_detail::exp_form
 DoubleAffineForm sqrt_nonneg(const DoubleAffineForm& a) { return affine_detail::sqrt_nonneg_form(a); }
 DoubleAffineForm reciprocal(const DoubleAffineForm& a, const ArbBall& known) { return affine_detail::reciprocal_form(a, known); }
 DoubleAffineForm softmax_weight(const std::vector<DoubleAffineForm>& z) { return affine_detail::softmax_weight_form(z); }
+DoubleAffineForm gelu(const DoubleAffineForm& a) { return affine_detail::gelu_form(a); }
+
 DoubleAffineForm relu(const DoubleAffineForm& a) {
   // AffineForm's chord (affine_linearisation.hpp's relu_form) done in doubles, where it needs no arb: for any slope
   // α in [0, 1], ReLU(x) − α·x on [lo, hi] ∋ 0 lies in [0, G] with G = max((1 − α)·hi, −α·lo), so rounding α changes

@@ -57,6 +57,7 @@ struct DoubleAffineForm {
 DoubleAffineForm exp(const DoubleAffineForm& a);
 DoubleAffineForm sqrt_nonneg(const DoubleAffineForm& a);
 DoubleAffineForm relu(const DoubleAffineForm& a);
+DoubleAffineForm gelu(const DoubleAffineForm& a);  // AffineForm's linearisation (affine_linearisation.hpp's gelu_form)
 DoubleAffineForm max(const DoubleAffineForm& a, const DoubleAffineForm& b);
 DoubleAffineForm reciprocal(const DoubleAffineForm& a, const ArbBall& known);
 DoubleAffineForm softmax_weight(const std::vector<DoubleAffineForm>& z);
@@ -78,6 +79,7 @@ struct ScalarTraits<DoubleAffineForm> {
   static DoubleAffineForm from_mpreal(const mpfr::mpreal& v, Precision p) { return DoubleAffineForm(ArbBall(v, p.bits)); }
   static double to_double(const DoubleAffineForm& v) { return v.centre; }
   static DoubleAffineForm relu(const DoubleAffineForm& v) { return infoflow::relu(v); }
+  static DoubleAffineForm gelu(const DoubleAffineForm& v) { return infoflow::gelu(v); }
   static DoubleAffineForm max_of(const DoubleAffineForm& a, const DoubleAffineForm& b) { return infoflow::max(a, b); }
   static DoubleAffineForm exp_of(const DoubleAffineForm& a) { return infoflow::exp(a); }
   static bool is_finite(const DoubleAffineForm& v) { return v.range().is_finite(); }

@@ -119,6 +119,12 @@ DualBall relu(const DualBall& a) {
   return r;
 }
 
+DualBall gelu(const DualBall& a) {
+  DualBall r(gelu(a.value), a.grad);
+  if (!r.grad.empty()) scale(r.grad, gelu_slope(a.value));
+  return r;
+}
+
 DualBall max(const DualBall& a, const DualBall& b) {
   if (less_equal(b.value, a.value) == Tribool::True) return a;
   if (less_equal(a.value, b.value) == Tribool::True) return b;

@@ -38,6 +38,7 @@ struct DualBall {
 DualBall exp(const DualBall& a);
 DualBall sqrt_nonneg(const DualBall& a);  // √a for a ≥ 0 (the negative part of the ball is discarded)
 DualBall relu(const DualBall& a);
+DualBall gelu(const DualBall& a);  // σ(a) and σ'(a)·a' (σ is C¹: no kink)
 DualBall max(const DualBall& a, const DualBall& b);
 /// acc += a·b, value and gradient, without temporaries.
 void add_product(DualBall& acc, const DualBall& a, const DualBall& b);
@@ -49,6 +50,7 @@ struct ScalarTraits<DualBall> {
   static DualBall from_mpreal(const mpfr::mpreal& v, Precision p) { return DualBall(ArbBall(v, p.bits)); }
   static double to_double(const DualBall& v) { return v.value.mid(); }
   static DualBall relu(const DualBall& v) { return infoflow::relu(v); }
+  static DualBall gelu(const DualBall& v) { return infoflow::gelu(v); }
   static DualBall max_of(const DualBall& a, const DualBall& b) { return infoflow::max(a, b); }
   static DualBall exp_of(const DualBall& a) { return infoflow::exp(a); }
   static DualBall zero_like(const DualBall& v) { return DualBall(ArbBall(0.0, v.value.prec())); }

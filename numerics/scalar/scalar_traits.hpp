@@ -5,6 +5,7 @@
 // zero_like(v) is an exact zero of v's precision, for accumulators; add_product(acc, a, b) is acc += a·b (the
 // types that carry vectors do it without temporaries: it is the inner loop of every matrix-vector product).
 #include "numerics/scalar/arb_ball.hpp"  // includes mpreal.h first
+#include "numerics/scalar/gelu.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +30,7 @@ struct ScalarTraits<double> {
   static double to_double(double v) { return v; }
   // NaN in, NaN out: `v > 0 ? v : 0` would turn a NaN (an overflow upstream, inf − inf) into a finite 0.
   static double relu(double v) { return v > 0.0 || std::isnan(v) ? v : 0.0; }
+  static double gelu(double v) { return infoflow::gelu(v); }
   static double max_of(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
   static bool is_finite(double v) { return std::isfinite(v); }
   static double exp_of(double a) { return std::exp(a); }
@@ -47,6 +49,7 @@ struct ScalarTraits<mpfr::mpreal> {
   }
   static double to_double(const mpfr::mpreal& v) { return v.toDouble(); }
   static mpfr::mpreal relu(const mpfr::mpreal& v) { return v > 0 || mpfr::isnan(v) ? v : mpfr::mpreal(0, v.get_prec()); }
+  static mpfr::mpreal gelu(const mpfr::mpreal& v) { return infoflow::gelu(v); }
   static mpfr::mpreal max_of(const mpfr::mpreal& a, const mpfr::mpreal& b) {
     if (mpfr::isnan(a)) return a;
     if (mpfr::isnan(b)) return b;
@@ -67,6 +70,7 @@ struct ScalarTraits<ArbBall> {
   static double to_double(const ArbBall& v) { return v.mid(); }
   /// arb_max of a ball with a NaN midpoint is indeterminate: NaN propagates, as for the point types.
   static ArbBall relu(const ArbBall& v) { return max(v, ArbBall(0.0, v.prec())); }
+  static ArbBall gelu(const ArbBall& v) { return infoflow::gelu(v); }
   static bool is_finite(const ArbBall& v) { return v.is_finite(); }
   static ArbBall max_of(const ArbBall& a, const ArbBall& b) { return max(a, b); }
   static ArbBall exp_of(const ArbBall& a) { return exp(a); }

@@ -1,5 +1,6 @@
 #include "numerics/train/batched_single_layer.hpp"
 
+#include "numerics/scalar/gelu.hpp"
 #include "numerics/train/small_products.hpp"
 #include "numerics/util/errors.hpp"
 
@@ -91,7 +92,14 @@ void batched_map_forward(const double* p, const MapOffsets& m, const Eigen::Matr
     weight_times(p, m.W, m.out, m.in, X, w.out, m.b);
     return;
   }
-  weight_times(p, m.W1, m.width, m.in, X, w.hidden, m.b1, true);
+  weight_times(p, m.W1, m.width, m.in, X, w.hidden, m.b1, m.activation == Activation::Relu);
+  if (m.activation == Activation::Gelu) {
+    // σ and σ' from one erfc and one exp per unit (gelu.hpp's formulas): the reverse sweep then only multiplies.
+    w.hidden_slope.resize(w.hidden.rows(), w.hidden.cols());
+    double* h = w.hidden.data();
+    double* s = w.hidden_slope.data();
+    for (Eigen::Index i = 0; i < w.hidden.size(); ++i) h[i] = gelu_and_slope(h[i], s[i]);
+  }
   weight_times(p, m.W2, m.out, m.width, w.hidden, w.out, m.b2);
 }
 
@@ -155,9 +163,14 @@ void batched_map_backward(const double* p, const MapOffsets& m, const Eigen::Mat
     return;
   }
   add_weight_gradient(grad, m.W2, m.out, m.width, g_out, w.hidden, m.b2);
-  // ReLU: the gradient passes where the pre-activation is positive, i.e. where the output is (0 at a kink, as the
-  // per-sample route; a NaN output passes nothing).
-  weight_transposed_times_gated(p, m.W2, m.out, m.width, g_out, w.hidden, w.g_hidden);
+  if (m.activation == Activation::Gelu) {
+    weight_transposed_times(p, m.W2, m.out, m.width, g_out, w.g_hidden);
+    w.g_hidden.array() *= w.hidden_slope.array();
+  } else {
+    // ReLU: the gradient passes where the pre-activation is positive, i.e. where the output is (0 at a kink, as the
+    // per-sample route; a NaN output passes nothing).
+    weight_transposed_times_gated(p, m.W2, m.out, m.width, g_out, w.hidden, w.g_hidden);
+  }
   add_weight_gradient(grad, m.W1, m.width, m.in, w.g_hidden, X, m.b1);
   if (want_input) weight_transposed_times(p, m.W1, m.width, m.in, w.g_hidden, w.g_in);
 }

@@ -39,7 +39,8 @@ class BatchedSingleLayer {
 
   /// The intermediates of one block, kept between calls so that nothing is allocated once the block size is known.
   struct MapWork {
-    Eigen::MatrixXd hidden, out, g_hidden, g_in;  // hidden: the FFN's ReLU output
+    Eigen::MatrixXd hidden, out, g_hidden, g_in;  // hidden: the FFN's units' output
+    Eigen::MatrixXd hidden_slope;                 // GeLU units only: σ' at each pre-activation
   };
   struct HeadWork {
     Eigen::VectorXd q, g_q;
@@ -104,7 +105,7 @@ void add_weight_gradient(double* grad, std::size_t off, int rows, int cols, cons
 /// as ForwardPass<double> is, with the exponentials of small_products.hpp.
 void softmax_blocks(double beta, const double* s, int T, std::int64_t columns, double* p);
 
-/// Y = map(X) over the columns of X (an affine map or a ReLU FFN of the layout), keeping what the reverse sweep needs.
+/// Y = map(X) over the columns of X (an affine map or an FFN of the layout), keeping what the reverse sweep needs.
 void batched_map_forward(const double* params, const MapOffsets& m, const Eigen::MatrixXd& X,
                          BatchedSingleLayer::MapWork& w);
 /// Given g_out = d(loss)/d(out), adds the map's parameter gradients into grad and, when want_input, writes d/dX into

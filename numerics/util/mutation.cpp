@@ -114,6 +114,10 @@ const char* const kAffineSliverTest = "\"affine forms: a max whose order is know
 const char* const kSymmetryTest = "\"certify leaves out token permutations only where the model and target have them\"";
 const char* const kContractionTest = "\"a box contracted to the fundamental domain keeps every sorted point of the box\"";
 
+// The test that catches a GeLU ball without its minimum (tests/test_scalars.cpp).
+const char* const kGeluBallTest =
+    "\"GeLU: double, MPFR and arb agree with the erf form; balls hold every point's value, slope and curvature\"";
+
 const std::vector<MutantInfo>& all_mutants() {
   static const std::vector<MutantInfo> list = {
       {Mutant::ConstructionWeightPerturbed, "construction-weight-perturbed",
@@ -299,6 +303,16 @@ const std::vector<MutantInfo>& all_mutants() {
        "a box contracted to the fundamental domain of token permutations raises each token's lower end to the middle "
        "of the previous token's side, not to its lower end, so sorted points of the box are left out of every leaf",
        {}, false, kContractionTest},
+      // GeLU units (numerics/scalar/gelu.cpp, affine_linearisation.hpp): no suite certifies a GeLU model, so the
+      // tests that hold the enclosures against points catch these.
+      {Mutant::GeluHullMissesMinimum, "gelu-hull-misses-minimum",
+       "GeLU's ball enclosure spans only the values at the ball's ends, leaving out the minimum -0.17 where the ball "
+       "reaches the turning point x* = -0.7518",
+       {}, false, kGeluBallTest},
+      {Mutant::AffineGeluCurvatureDropped, "affine-gelu-curvature-dropped",
+       "GeLU's affine linearisation (its secant) encloses the distance by the first-order Taylor term alone, without "
+       "the curvature term (1/2)·sup|GeLU''|·r^2",
+       {}, false, kAffinePointwiseTest},
   };
   return list;
 }

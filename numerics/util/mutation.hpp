@@ -76,6 +76,8 @@ enum class Mutant {
   AffineMaxSliverDropped,       // max of two forms ordered up to a sliver takes the one without the sliver (certify)
   SymmetryIgnoresPositions,     // certify takes a model with a positional table as token-permutation invariant
   SortedContractionTooFar,      // a box contracted to the fundamental domain loses points of the domain (certify)
+  GeluHullMissesMinimum,        // GeLU's ball enclosure leaves out its minimum where the ball reaches x* (certify)
+  AffineGeluCurvatureDropped,   // GeLU's affine linearisation forgets its curvature term (certify)
   Count,                        // not a mutant: the number of enumerators (MutantSet's size)
 };
 

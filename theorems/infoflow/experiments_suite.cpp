@@ -79,6 +79,8 @@ std::vector<SuiteOption> experiments_options() {
           {"--log-temperatures", "1: the attention temperatures are stepped in log space; 0 (default): as they are"},
           {"--gradient-clip", "the minibatch gradient's norm is clipped to this, in (0, 1e6) (default: no clipping)"},
           {"--id-ffn-width", "token-FFN units per family of the trained intrinsic-dimension models, in [1, 4096]"},
+          {"--gelu", "1: the trained intrinsic-dimension models' token FFN has GeLU units (needs --construction-arm 0: "
+                     "the construction's units are ReLU); 0 (default): ReLU"},
           {"--construction-arm", "also train (D,D) from the construction, a separate arm: 1 (quick, full) or 0 (nightly)"},
           {"--construction-widths", "FFN units per family at which the (D,D) construction is sampled, multiples of 16 "
                                     "in [16, 4096]"}};
@@ -109,6 +111,11 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   c.construction_widths.erase(std::unique(c.construction_widths.begin(), c.construction_widths.end()),
                               c.construction_widths.end());
   c.construction_arm = single_int_option(ctx, "--construction-arm", 0, 1, nightly ? 0 : 1) == 1;
+  if (single_int_option(ctx, "--gelu", 0, 1, 0) == 1) {
+    if (c.construction_arm)
+      throw InputError("--gelu", "the construction arm starts from ReLU units: add --construction-arm 0");
+    c.id_ffn_activation = Activation::Gelu;
+  }
   if (c.construction_arm && c.id_ffn_per_family % 16 != 0)
     throw InputError("--id-ffn-width", "expected a multiple of 16 with the construction arm (or --construction-arm 0), got " +
                                            std::to_string(c.id_ffn_per_family));
@@ -171,6 +178,7 @@ ExperimentCell intrinsic_dimension_cell(const ExperimentsConfig& c, int D, int c
   ExperimentCell cell{ExperimentKind::IntrinsicDimension, D, c.id_T, h1, h2, intrinsic_dimension_E(D), replicate,
                       control ? D - 1 : 0};
   cell.ffn_per_family = c.id_ffn_per_family;
+  cell.ffn_activation = c.id_ffn_activation;
   return cell;
 }
 

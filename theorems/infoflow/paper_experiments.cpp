@@ -112,9 +112,11 @@ std::string ExperimentCell::key() const {
     return (predictor == Predictor::Constant ? "constant-" : "ridge-") + what + "-T" + std::to_string(T) + "-r" +
            std::to_string(replicate);
   // The trainer's FFN width (16 per family) is the key's default; another width is named.
+  // ReLU units are the default too; GeLU is named.
   const std::string width = kind == ExperimentKind::IntrinsicDimension && ffn_per_family != 16
                                 ? "-w" + std::to_string(ffn_per_family) : "";
-  return what + width + (from_construction ? "-from-construction" : "") + "-T" + std::to_string(T) + "-h" + std::to_string(h1) + "," + std::to_string(h2) + "-E" +
+  const std::string units = ffn_activation == Activation::Gelu ? "-gelu" : "";
+  return what + width + units + (from_construction ? "-from-construction" : "") + "-T" + std::to_string(T) + "-h" + std::to_string(h1) + "," + std::to_string(h2) + "-E" +
          std::to_string(E) + "-r" + std::to_string(replicate);
 }
 
@@ -139,7 +141,8 @@ Architecture experiment_architecture(const ExperimentCell& c) {
   const HeadShape first = id ? HeadShape{4, 4} : HeadShape{std::max(1, c.E / c.h1), std::max(1, c.E / c.h1)};
   const HeadShape second = id ? HeadShape{2, 2} : HeadShape{std::max(1, c.E / c.h2), std::max(1, c.E / c.h2)};
   if (id && c.ffn_per_family < 1) throw ContractError("experiment_architecture", "ffn_per_family >= 1");
-  a.layers = {LayerShape{std::vector<HeadShape>(c.h1, first), id ? c.ffn_per_family * std::max(1, c.D) : c.E},
+  a.layers = {LayerShape{std::vector<HeadShape>(c.h1, first), id ? c.ffn_per_family * std::max(1, c.D) : c.E,
+                         c.ffn_activation},
               LayerShape{std::vector<HeadShape>(c.h2, second), 0}};
   a.readout = MapShape{MapKind::Affine, c.E, 1, 0};
   a.validate();
@@ -387,9 +390,10 @@ constexpr double kConstructionStartBeta = 20.0, kConstructionStartNoise = 0.01, 
 Model construction_start(const ExperimentCell& c, const CellData& data, std::uint64_t suite_seed, int restart) {
   SplitMix64 rng = init_generator(c, suite_seed, restart);
   if (c.kind != ExperimentKind::IntrinsicDimension || c.h1 != c.D || c.h2 != c.D || c.target_families() != c.D ||
-      c.E != intrinsic_dimension_E(c.D) || !valid_construction_width(c.ffn_per_family))
+      c.E != intrinsic_dimension_E(c.D) || !valid_construction_width(c.ffn_per_family) ||
+      c.ffn_activation != Activation::Relu)
     throw ContractError("run_experiment_cell", "the construction arm needs a (D,D) cell on the D-family target with "
-                                               "E = intrinsic_dimension_E(D) and an FFN of 16m units per family");
+                                               "E = intrinsic_dimension_E(D) and an FFN of 16m ReLU units per family");
   IntrinsicConstructionParams p;
   p.width_per_family = c.ffn_per_family;
   p.range_multiplier = kConstructionStartRange;

@@ -83,6 +83,8 @@ struct ExperimentCell {
   int target_families() const { return families == 0 ? D : families; }
   /// Intrinsic dimension: the token FFN's units per family (16m; the construction's squares get 2m units each).
   int ffn_per_family = 16;
+  /// Intrinsic dimension: the token FFN's units, ReLU (the default, and the construction's) or GeLU.
+  Activation ffn_activation = Activation::Relu;
   Predictor predictor = Predictor::Trained;  // a baseline ignores the architecture (h1, h2, E, ffn_per_family)
   /// Intrinsic dimension, (D,D) only: start the training from the explicit construction (intrinsic_construction.hpp)
   /// with a small perturbation instead of a random initialisation. A separate arm, never in the paper comparison.
@@ -172,6 +174,7 @@ struct ExperimentsConfig {
   std::vector<int> D;
   int id_T = 16;
   int id_ffn_per_family = 16;             // the trained intrinsic-dimension models' token-FFN units per family
+  Activation id_ffn_activation = Activation::Relu;  // and their units (--gelu)
   /// FFN units per family (16m) at which the (D,D) construction's error is sampled (intrinsic_construction.hpp).
   std::vector<int> construction_widths;
   int construction_tuning_samples = 300;  // for the knots' range
