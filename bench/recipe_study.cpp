@@ -80,6 +80,7 @@ int main(int argc, char** argv) try {
   std::uint64_t seed = 20260529;
   std::string twin;
   int orders = 1;
+  bool twin_gelu = false;
   app.add_option("--D", Ds)->check(CLI::Range(2, 6))->delimiter(',');
   app.add_option("--T", T)->check(CLI::Range(4, 64));
   app.add_option("--seeds", seeds)->check(CLI::Range(1, 16));
@@ -93,6 +94,7 @@ int main(int argc, char** argv) try {
   app.add_option("--twin", twin, "folder for the PyTorch twin's data and initial models");
   app.add_option("--orders", orders, "with --twin: minibatch orders trained per seed (order 0 is the suite's)")
       ->check(CLI::Range(1, 16));
+  app.add_flag("--gelu", twin_gelu, "with --twin: GeLU units in the token FFN");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -102,7 +104,8 @@ int main(int argc, char** argv) try {
     const auto as_json = [](const Dataset& d) { return nlohmann::json{{"X", d.X}, {"y", d.y}}; };
     for (int r = 0; r < seeds; ++r) {
       const int D = Ds.front();
-      const ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, D, D, intrinsic_dimension_E(D), r};
+      ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, D, D, intrinsic_dimension_E(D), r};
+      if (twin_gelu) c.ffn_activation = Activation::Gelu;
       const CellData data = draw_cell_data(c, base, seed);
       const std::string dir = twin + "/seed" + std::to_string(r);
       std::filesystem::create_directories(dir);

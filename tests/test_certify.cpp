@@ -80,9 +80,10 @@ TEST_CASE("gradient balls enclose finite differences of the forward pass", "[cer
   a.layers = {LayerShape{{HeadShape{2, 2}}, 0}};
   a.readout = MapShape{MapKind::Ffn, 3, 1, 4};
   for (int trial = 0; trial < 10 * test::multiplier(); ++trial) {
-    const Model m = random_model(a, rng);
+    // Every other trial with GeLU units in both FFNs (dual balls carry σ'(x) there, no kink).
+    const Model m = random_model(trial % 2 == 1 ? with_gelu_units(a) : a, rng);
     const ModelT<DualBall> dm = convert_model<DualBall>(m, Precision{128});
-    const ParamLayout L(a);
+    const ParamLayout L(m.arch);
     // A small box around a random point; the derivative at an interior point by central differences.
     std::vector<double> c(6);
     for (double& v : c) v = rng.uniform(0.1, 0.9);
@@ -191,6 +192,54 @@ TEST_CASE("certify --enclosure affine-only: brackets the grid maximum, its proof
     CHECK(one.result.lower == two.result.lower);
     CHECK(one.result.boxes == two.result.boxes);
   }
+}
+
+TEST_CASE("certify a GeLU model: brackets the MPFR grid maximum, its proof verifies, the audits hold", "[certify][gelu]") {
+  // GeLU units in the readout: the enclosures of numerics/scalar/gelu.hpp (balls, dual balls, both affine forms) against
+  // MPFR's erfc at points, which sees no ball.
+  SplitMix64 rng = test::rng_for("certify-gelu");
+  const Architecture a = with_gelu_units(scalar_tokens_one_head());
+  for (int trial = 0; trial < 2 * test::multiplier(); ++trial) {
+    const auto hp = convert_model<mpfr::mpreal>(random_model(a, rng, 2.0), Precision{256});
+    const double grid_max = grid_max_error(hp, 100);
+    for (const char* enclosure : {"affine", "affine-only"}) {
+      CertifyRequest q;
+      q.target = "max_{t} x[t]";
+      q.T = 2;
+      q.relative_gap = 1e-3;
+      q.max_boxes = 200000;
+      q.enclosure = enclosure;
+      q.verify_proof = std::string(enclosure) == "affine-only";
+      const CertifyReport rep = certify_model(hp, q);
+      INFO("trial " << trial << ", " << enclosure << ": certified [" << rep.result.lower << ", " << rep.result.upper
+                    << "], grid max " << grid_max << ", boxes " << rep.result.boxes);
+      CHECK(rep.result.complete);
+      CHECK(grid_max <= rep.result.upper);
+      CHECK(grid_max >= rep.result.lower * 0.95);
+      if (q.verify_proof) {
+        REQUIRE(rep.certificate_check);
+        CHECK(rep.certificate_check->verified());
+      }
+    }
+  }
+  // A two-layer model with GeLU units everywhere (encoder, token FFN, readout): box enclosures against point values,
+  // and gradient enclosures against central differences.
+  const Model m = random_model(with_gelu_units(feature_complete_architecture(2, 5, 3)), rng, 0.8);
+  const std::string target = "min_{s,t} dot(x[s], x[t])";
+  const EnclosureAudit values = audit_box_enclosures(m, target, 3, 150, 8, 5);
+  CHECK(values.points == 1200);
+  CHECK(values.violations == 0);
+  const GradientAudit gradients = audit_gradient_enclosures(m, target, 3, 30, 5);
+  CHECK(gradients.derivatives == 180);
+  CHECK(gradients.violations == 0);
+  // The float64 execution bound assumes of the C library only exp's accuracy: a GeLU model is refused before any search.
+  CertifyRequest q;
+  q.target = "max_{t} x[t]";
+  q.T = 2;
+  q.execution = "double";
+  REQUIRE_THROWS_WITH(certify_model(convert_model<mpfr::mpreal>(random_model(a, rng), Precision{128}), q),
+                      Catch::Contains("--execution") && Catch::Contains("GeLU"));
+  REQUIRE_THROWS_AS(double_execution_error_bound(random_model(a, rng), 2, 0.0, 1.0, RoundingRefinement{}), InputError);
 }
 
 TEST_CASE("certify: bad requests exit as input errors", "[certify]") {

@@ -278,7 +278,9 @@ TEST_CASE("model quantities: the readout bound is exact on a rank-one FFN and ne
   a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
   a.readout = MapShape{MapKind::Ffn, 4, 1, 7};
   for (int trial = 0; trial < 10 * test::multiplier(); ++trial) {
-    const Model m = random_model(a, rng);
+    // Every other trial with GeLU units, whose slopes reach 1.129 (the bound then multiplies by it).
+    const bool gelu_units = trial % 2 == 1;
+    const Model m = random_model(gelu_units ? with_gelu_units(a) : a, rng);
     const double bound = readout_lipschitz_upper(convert_model<ArbBall>(m, Precision{128})).value;
     const ParamLayout lay(a);
     const MapOffsets& ro = lay.readout();
@@ -287,7 +289,7 @@ TEST_CASE("model quantities: the readout bound is exact on a rank-one FFN and ne
       for (int k = 0; k < 7; ++k) {
         double h = m.params[ro.b1 + k];
         for (int e = 0; e < 4; ++e) h += m.params[row_major_index(ro.W1, 4, k, e)] * c[e];
-        y += m.params[row_major_index(ro.W2, 7, 0, k)] * std::max(h, 0.0);
+        y += m.params[row_major_index(ro.W2, 7, 0, k)] * (gelu_units ? gelu(h) : std::max(h, 0.0));
       }
       return y;
     };
@@ -298,6 +300,16 @@ TEST_CASE("model quantities: the readout bound is exact on a rank-one FFN and ne
       CHECK(std::fabs(readout(c1) - readout(c2)) <= bound * std::sqrt(dist2) * (1 + 1e-12) + 1e-14);
     }
   }
+  // One GeLU unit, y = σ(c_0): the bound 1.129 is within 1e-4 of the slope at √2, which a short segment there shows.
+  a.readout = MapShape{MapKind::Ffn, 4, 1, 1, Activation::Gelu};
+  Model one = make_model<double>(a);
+  const ParamLayout lay(a);
+  one.params[row_major_index(lay.readout().W1, 4, 0, 0)] = 1.0;
+  one.params[lay.readout().W2] = 1.0;
+  const double bound = readout_lipschitz_upper(convert_model<ArbBall>(one, Precision{128})).value;
+  const double quotient = (gelu(std::sqrt(2.0) + 1e-6) - gelu(std::sqrt(2.0) - 1e-6)) / 2e-6;
+  CHECK(quotient <= bound);
+  CHECK(quotient >= bound - 1e-4);
 }
 
 TEST_CASE("bound command logic: tight model respects, memorising width is vacuous, two layers refused", "[lower-bounds]") {

@@ -40,6 +40,9 @@ configs = [
     dict(d=3, E=5, layers=[([(2, 1, 0.7), (3, 2, 4.0)], 6), ([(1, 3, 2.0)], 0)], encoder=("affine", 0),
          readout=("ffn", 4), positions=6),
     dict(d=2, E=6, layers=[([(2, 2, 9.0)], 8), ([(2, 2, 9.0)], 0)], encoder=("ffn", 4), readout=("affine", 0), positions=5),
+    # GeLU units (torch.nn.GELU, the exact erf form) in every FFN, beside ReLU ones.
+    dict(d=2, E=5, layers=[([(2, 2, 1.2)], 6, "gelu"), ([(2, 2, 1.0)], 0)], encoder=("ffn", 4, "gelu"),
+         readout=("ffn", 3), positions=5),
 ]
 multiplier = int(os.environ.get("INFOFLOW_TEST_MULTIPLIER", "1"))
 with tempfile.TemporaryDirectory() as tmp:
@@ -87,6 +90,10 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("wrong shape", lambda o: o["layers"][0]["heads"][0]["K"].pop(), "layers[0].heads[0].K")
     refused("missing key", lambda o: o["layers"][0].pop("W_O"), "missing key 'W_O'")
     refused("bad kind", lambda o: o["encoder"].update(kind="conv"), "encoder.kind")
+    refused("unknown activation", lambda o: o["encoder"].update(activation="tanh"), "encoder.activation")
+    refused("activation of an affine map",
+            lambda o: o.update(encoder={"kind": "affine", "activation": "gelu", "W": [[0.0] * 2] * 4, "b": [0.0] * 4}),
+            "encoder.activation")
     refused("zero beta", lambda o: o["layers"][0]["heads"][0].update(beta=0), "beta")
     refused("FFN in the last layer", lambda o: o["layers"][0].update(ffn=good["encoder"]), "the last layer has no FFN")
     # Sizes an attacker controls are refused before anything is allocated.

@@ -54,7 +54,7 @@ struct AffineForm {
 AffineForm exp(const AffineForm& a);
 AffineForm sqrt_nonneg(const AffineForm& a);  // √a for a ≥ 0 (the negative part of the range is discarded)
 AffineForm relu(const AffineForm& a);
-AffineForm gelu(const AffineForm& a);  // by its secant over the range, with a Taylor bound on the distance (docs/certify.md §1.5)
+AffineForm gelu(const AffineForm& a);  // by its secant over the range, with a Taylor bound on the distance (docs/certify.md §1 item 1e)
 AffineForm max(const AffineForm& a, const AffineForm& b);
 /// 1/a, where `known` is a second enclosure of a over the box (the linearisation uses range ∩ known).
 AffineForm reciprocal(const AffineForm& a, const ArbBall& known);

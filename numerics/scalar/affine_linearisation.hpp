@@ -228,7 +228,7 @@ Form relu_form(const Form& a) {
 // enclosed by Taylor's theorem at an exact point c of the range, r ≥ max(c − lo, hi − c):
 //     g(x) = g(c) + (σ'(c) − α)(x − c) + ½σ''(ξ)(x − c)²  ∈  g(c) + (σ'(c) − α)·[−r, r] + ½σ''([lo, hi])·[0, r²],
 // intersected with σ([lo, hi]) − α·[lo, hi] (a wide range, where the Taylor term is the larger). With the secant
-// slope, σ'(c) − α = O(r²), so the remainder is O(r²) as for exp. (docs/certify.md §1.5.)
+// slope, σ'(c) − α = O(r²), so the remainder is O(r²) as for exp. (docs/certify.md §1 item 1e.)
 template <class Form>
 Form gelu_form(const Form& a) {
   const long prec = a.prec();

@@ -1,7 +1,7 @@
 #pragma once
 // GeLU, σ(x) = x·Φ(x) = (x/2)·erfc(−x/√2), with Φ the standard normal distribution function, and its derivatives
 //     σ'(x) = Φ(x) + x·φ(x),   σ''(x) = φ(x)·(2 − x²),   φ(x) = e^{−x²/2}/√(2π),
-// in the scalars of the numeric core (docs/theory.md §1; the enclosures' proofs in docs/certify.md §1.5). Facts the
+// in the scalars of the numeric core (docs/theory.md §1; the enclosures' proofs in docs/certify.md §1 item 1e). Facts the
 // enclosures use: σ decreases on (−∞, x*] and increases on [x*, ∞), x* = −0.75179…, with σ(x*) = −0.16997…;
 // σ' ∈ [−0.12890…, 1.12890…] (its ends at x = ∓√2); σ'' ∈ [−2φ(2), 2φ(0)] = [−0.10798…, 0.79788…].
 // The erfc form keeps σ's relative accuracy for x ≪ 0, where 1 + erf(x/√2) cancels (PyTorch's "exact" GELU is the

@@ -116,7 +116,7 @@ const char* const kContractionTest = "\"a box contracted to the fundamental doma
 
 // The test that catches a GeLU ball without its minimum (tests/test_scalars.cpp).
 const char* const kGeluBallTest =
-    "\"GeLU: double, MPFR and arb agree with the erf form; balls hold every point's value, slope and curvature\"";
+    "\"GeLU: double, MPFR and arb agree with the erf form, and balls hold every point's value, slope and curvature\"";
 
 const std::vector<MutantInfo>& all_mutants() {
   static const std::vector<MutantInfo> list = {
