@@ -51,7 +51,10 @@ def main():
         return {k: t(m[k]) for k in keys}
 
     def units_of(m):  # an FFN's hidden units, as the weights format says (absent: ReLU); GeLU is the exact erf form
-        return torch.nn.functional.gelu if m.get("activation", "relu") == "gelu" else torch.relu
+        units = m.get("activation", "relu")
+        if units not in ("relu", "gelu"):
+            raise ValueError(f"an FFN's activation: expected 'relu' or 'gelu', got {units!r}")
+        return torch.nn.functional.gelu if units == "gelu" else torch.relu
 
     enc = map_params(W["encoder"])
     ro = map_params(W["readout"])

@@ -88,6 +88,8 @@ int main(int argc, char** argv) try {
   app.add_option("--train", base.train_samples)->check(CLI::Range(64, 100000));
   app.add_option("--batch", base.batch)->check(CLI::Range(1, 4096));
   app.add_option("--lr", base.learning_rate)->check(CLI::Range(1e-6, 1.0));
+  app.add_option("--restarts", base.restarts, "trainings per cell, the best on a selection split kept (every variant)")
+      ->check(CLI::Range(1, 16));
   app.add_option("--variants", variants)->check(CLI::IsMember(kVariants))->delimiter(',');
   app.add_option("--threads", threads)->check(CLI::Range(1, 256));
   app.add_option("--seed", seed);
@@ -99,6 +101,10 @@ int main(int argc, char** argv) try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (twin_gelu && twin.empty()) {
+    std::fprintf(stderr, "bench-recipe: --gelu: expected --twin DIR with it (for the study, --variants gelu,combined-gelu)\n");
+    return 2;
   }
   if (!twin.empty()) {
     const auto as_json = [](const Dataset& d) { return nlohmann::json{{"X", d.X}, {"y", d.y}}; };

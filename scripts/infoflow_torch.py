@@ -40,6 +40,8 @@ def _map_module(kind, n_in, n_out, width=0, activation="relu"):
     if kind == "affine":
         return torch.nn.Linear(n_in, n_out, dtype=torch.float64)
     if kind == "ffn":
+        if activation not in ACTIVATIONS:
+            raise ConversionError(f"an FFN's activation: expected 'relu' or 'gelu', got {activation!r}")
         # GeLU is the exact (erf) form, as the C++ side's (docs/theory.md §1).
         units = torch.nn.GELU(approximate="none") if activation == "gelu" else torch.nn.ReLU()
         return torch.nn.Sequential(torch.nn.Linear(n_in, width, dtype=torch.float64), units,
@@ -48,10 +50,16 @@ def _map_module(kind, n_in, n_out, width=0, activation="relu"):
 
 
 def _activation_of(m):
-    """'gelu' or 'relu' for an FFN module, None for an affine one."""
+    """'gelu' or 'relu' for an FFN module, None for an affine one. Any other unit (Tanh, SiLU, the tanh approximation
+    of GELU) is refused: the weights format has no name for it, and writing it as one of these would change the model."""
     if isinstance(m, torch.nn.Linear):
         return None
-    return "gelu" if isinstance(m[1], torch.nn.GELU) else "relu"
+    units = m[1]
+    if type(units) is torch.nn.ReLU:
+        return "relu"
+    if type(units) is torch.nn.GELU and getattr(units, "approximate", "none") == "none":
+        return "gelu"
+    raise ConversionError(f"an FFN's units: expected ReLU() or GELU() (the exact form), got {units!r}")
 
 
 class Head(torch.nn.Module if torch else object):

@@ -17,7 +17,10 @@ def apply_map(m, x):
     if m["kind"] == "affine":
         return arr(m["W"]) @ x + arr(m["b"])
     pre = arr(m["W1"]) @ x + arr(m["b1"])
-    h = gelu(pre) if m.get("activation", "relu") == "gelu" else np.maximum(pre, 0.0)
+    units = m.get("activation", "relu")
+    if units not in ("relu", "gelu"):
+        raise ValueError(f"an FFN's activation: expected 'relu' or 'gelu', got {units!r}")
+    h = gelu(pre) if units == "gelu" else np.maximum(pre, 0.0)
     return arr(m["W2"]) @ h + arr(m["b2"])
 
 def attend(layer, q, U):

@@ -225,6 +225,33 @@ TEST_CASE("experiments: a cell is deterministic and the architectures of a compa
   CHECK(std::isfinite(run_experiment_cell(tri, tr, test::seed()).nmse));
 }
 
+TEST_CASE("experiments: a GeLU cell is its own checkpoint but starts and steps like its ReLU cell", "[experiments][gelu]") {
+  ExperimentTraining tr = tiny_training();
+  const ExperimentCell relu{ExperimentKind::IntrinsicDimension, 2, 4, 2, 2, intrinsic_dimension_E(2), 0};
+  ExperimentCell gelu = relu;
+  gelu.ffn_activation = Activation::Gelu;
+  CHECK(gelu.key() != relu.key());
+  CHECK(gelu.key().find("-gelu") != std::string::npos);
+  const Model start = random_cell_start(gelu, test::seed(), 0);
+  CHECK(start.arch.layers[0].ffn_activation == Activation::Gelu);
+  CHECK(start.params == random_cell_start(relu, test::seed(), 0).params);
+  CHECK(experiment_train_options(gelu, tr, test::seed(), 0).seed == experiment_train_options(relu, tr, test::seed(), 0).seed);
+  const CellResult a = run_experiment_cell(relu, tr, test::seed()), b = run_experiment_cell(gelu, tr, test::seed());
+  CHECK(a.valid_variance == b.valid_variance);  // the same data
+  CHECK(std::isfinite(b.nmse));
+  CHECK(a.sq_err != b.sq_err);  // another model
+  // The suite's option: GeLU cells, and never with the construction arm (whose start has ReLU units).
+  SuiteContext ctx;
+  ctx.options = {{"--gelu", "1"}, {"--construction-arm", "0"}};
+  const ExperimentsConfig c = experiments_config(ctx);
+  CHECK(c.id_ffn_activation == Activation::Gelu);
+  CHECK(intrinsic_dimension_cell(c, 2, 0, 0).ffn_activation == Activation::Gelu);
+  for (const auto& options : std::vector<std::map<std::string, std::string>>{{{"--gelu", "1"}}, {{"--gelu", "2"}}}) {
+    ctx.options = options;
+    CHECK_THROWS_AS(experiments_config(ctx), InputError);
+  }
+}
+
 TEST_CASE("experiments: options are checked before any work", "[experiments]") {
   SuiteContext ctx;
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{

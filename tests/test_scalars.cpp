@@ -1,5 +1,7 @@
 #include "numerics/scalar/scalar_traits.hpp"
 #include "numerics/util/mutation.hpp"
+
+#include <arb_hypgeom.h>
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -121,8 +123,9 @@ TEST_CASE("GeLU: double, MPFR and arb agree with the erf form, and balls hold ev
       const ArbBall value = gelu(X), slope = gelu_slope(X), curvature = gelu_curvature(X);
       for (int p = 0; p < 12; ++p) {
         const double x = p == 0 ? lo : p == 1 ? hi : r.uniform(lo, hi);
-        const mpfr::mpreal mx(x, 512), h("1e-60", 512);
-        // The derivatives by central differences of the erf form at 512 bits (error ~1e-120).
+        const mpfr::mpreal mx(x, 512), h("1e-40", 512);
+        // The derivatives by central differences of the erf form at 512 bits: truncation ~h² = 1e-80, rounding about
+        // 2^-512/h ~ 1e-114 for σ' and 2^-512/h² ~ 1e-74 for σ'', both far below the tolerance.
         const mpfr::mpreal d1 = (gelu_by_erf(mx + h) - gelu_by_erf(mx - h)) / (2 * h);
         const mpfr::mpreal d2 = (gelu_by_erf(mx + h) - 2 * gelu_by_erf(mx) + gelu_by_erf(mx - h)) / (h * h);
         const mpfr::mpreal tol("1e-50", 512);
@@ -140,8 +143,9 @@ TEST_CASE("GeLU: double, MPFR and arb agree with the erf form, and balls hold ev
     const mpfr::mpreal exact = gelu_by_erf(mpfr::mpreal(x, 2048));
     INFO("x = " << std::hexfloat << x << std::defaultfloat << ", gelu " << gelu(x) << ", exact " << exact.toString(20));
     CHECK(mpfr::abs(gelu(mpfr::mpreal(x, 256)) - exact) <= mpfr::abs(exact) * mpfr::mpreal("1e-70", 2048));
-    // z = -x/√2 rounded to a double (1/√2's rounding and the product's: a relative 1.5·2^-53) moves erfc(z) by a
-    // relative (2z² + 1)·1.5·2^-53, its condition number times that: about 1.5x² ulps for x ≪ 0, plus erfc's own.
+    // z = -x/√2 rounded to a double (M_SQRT1_2's rounding, 0.62 ulp, and the product's: a relative 1.62·2^-53) moves
+    // erfc(z) by a relative (2z² + 1)·1.62·2^-53, its condition number times that: about 1.62x² ulps for x ≪ 0, plus
+    // erfc's own.
     CHECK(std::fabs(gelu(x) - exact.toDouble()) <= (16 + 2 * x * x) * 0x1p-53 * std::fabs(exact.toDouble()));
     double slope = 0;
     CHECK(gelu_and_slope(x, slope) == gelu(x));
@@ -155,11 +159,37 @@ TEST_CASE("GeLU: double, MPFR and arb agree with the erf form, and balls hold ev
   CHECK(missed > 0);
 }
 
+namespace {
+
+// Φ, φ and GeLU's value and first three derivatives on a ball by their natural interval extensions in arb, written here
+// apart from numerics/scalar/gelu.cpp, which clips σ' and σ'' to the very ranges the test below establishes.
+ArbBall cdf_natural(const ArbBall& x) {
+  ArbBall t = -x / sqrt(ArbBall(2.0, x.prec())), r(x.prec());
+  arb_hypgeom_erfc(r.raw(), t.raw(), x.prec());
+  return r * ArbBall(0.5, x.prec());
+}
+ArbBall density_natural(const ArbBall& x) {
+  const long prec = x.prec();
+  // x² over the ball from its ends (the ends' squares, and 0 where the ball holds it).
+  const ArbBall lo = x.lower_end(), hi = x.upper_end();
+  ArbBall sq = ArbBall::interval(lo * lo, hi * hi);
+  if (x.lower() < 0 && x.upper() > 0) sq = ArbBall::interval(sq, ArbBall(0.0, x.prec()));
+  ArbBall pi(prec);
+  arb_const_pi(pi.raw(), prec);
+  return exp(-(sq * ArbBall(0.5, prec))) / sqrt(ArbBall(2.0, prec) * pi);
+}
+ArbBall value_natural(const ArbBall& x) { return x * cdf_natural(x); }
+ArbBall slope_natural(const ArbBall& x) { return cdf_natural(x) + x * density_natural(x); }
+ArbBall curvature_natural(const ArbBall& x) { return density_natural(x) * (ArbBall(2.0, x.prec()) - x * x); }
+ArbBall third_natural(const ArbBall& x) { return -(x * density_natural(x) * (ArbBall(4.0, x.prec()) - x * x)); }
+
+}  // namespace
+
 TEST_CASE("GeLU: the constants its enclosures use hold over the whole line", "[scalar][gelu]") {
-  // On [-20, 20] in steps of 1e-3, by mean-value forms in arb: σ'(m) ± sup|σ''|·w/2 on each step (sound); beyond ±20
-  // the signs and sizes follow from Mills' inequality (docs/certify.md §1 item 1e).
+  // On [-20, 20] in steps of 1e-3, by mean-value forms in arb: σ'(m) ± sup|σ''|·w/2 on each step (sound), and the same
+  // for σ''; beyond ±20 the signs and sizes follow from Mills' inequality (docs/certify.md §1 item 1e).
   const long prec = 128;
-  double top = -INFINITY;
+  double top = -INFINITY, slope_bottom = INFINITY, curvature_top = -INFINITY, curvature_bottom = INFINITY;
   bool increasing = true, decreasing = true;
   // f(m) ± sup|f'(X)|·max(m − a, b − m): f on [a, b], by the mean-value theorem.
   const auto mean_value = [&](const ArbBall& at_m, const ArbBall& derivative, double a, double b, double m) {
@@ -171,21 +201,30 @@ TEST_CASE("GeLU: the constants its enclosures use hold over the whole line", "[s
   for (int k = -20000; k < 20000; ++k) {
     const double a = k * 1e-3, b = (k + 1) * 1e-3, m = (a + b) / 2;
     const ArbBall X = ArbBall::interval(a, b, prec);
-    const ArbBall slope = mean_value(gelu_slope(ArbBall(m, prec)), gelu_curvature(X), a, b, m);
+    const ArbBall slope = mean_value(slope_natural(ArbBall(m, prec)), curvature_natural(X), a, b, m);
+    const ArbBall curvature = mean_value(curvature_natural(ArbBall(m, prec)), third_natural(X), a, b, m);
     top = std::max(top, slope.upper());
+    slope_bottom = std::min(slope_bottom, slope.lower());
+    curvature_top = std::max(curvature_top, curvature.upper());
+    curvature_bottom = std::min(curvature_bottom, curvature.lower());
     if (a >= -0.75) increasing = increasing && slope.lower() > 0;
     if (b <= -0.76) decreasing = decreasing && slope.upper() < 0;
   }
-  INFO("sup of the slope's enclosures on [-20, 20]: " << top);
+  INFO("the slope's enclosures on [-20, 20] within [" << slope_bottom << ", " << top << "], the curvature's within ["
+                                                      << curvature_bottom << ", " << curvature_top << "]");
+  // gelu.cpp clips σ' to [-0.1290, kGeluSlopeBound] and σ'' to [-0.108, 0.798].
   CHECK(top <= kGeluSlopeBound);
   CHECK(top >= 1.1289);  // the true sup, 1.128904..., is reached at √2
+  CHECK(slope_bottom >= -0.1290);
+  CHECK(curvature_top <= 0.798);
+  CHECK(curvature_bottom >= -0.108);
   CHECK(increasing);
   CHECK(decreasing);
   // σ(x*) ≥ -0.17 where σ turns: on [-0.76, -0.75], in steps of 1e-3 (σ' is small there).
   double bottom = INFINITY;
   for (int k = 0; k < 10; ++k) {
     const double a = -0.76 + k * 1e-3, b = a + 1e-3, m = (a + b) / 2;
-    bottom = std::min(bottom, mean_value(gelu(ArbBall(m, prec)), gelu_slope(ArbBall::interval(a, b, prec)), a, b, m).lower());
+    bottom = std::min(bottom, mean_value(value_natural(ArbBall(m, prec)), slope_natural(ArbBall::interval(a, b, prec)), a, b, m).lower());
   }
   INFO("inf of the value's enclosures on [-0.76, -0.75]: " << bottom);
   CHECK(bottom >= -0.17);

@@ -15,15 +15,6 @@ using namespace infoflow;
 using nlohmann::json;
 
 namespace {
-// d = 2, E = 3, affine encoder and readout, one layer of one head.
-Architecture single_affine_architecture() {
-  Architecture a;
-  a.d = 2, a.E = 3;
-  a.encoder = MapShape{MapKind::Affine, 2, 3, 0};
-  a.layers = {LayerShape{{HeadShape{1, 1}}, 0}};
-  a.readout = MapShape{MapKind::Affine, 3, 1, 0};
-  return a;
-}
 std::string run_capture(const std::string& cmd) {
   std::string out;
   FILE* p = popen(cmd.c_str(), "r");
@@ -104,9 +95,14 @@ TEST_CASE("Malformed weights name the JSON path", "[weights]") {
     REQUIRE_THROWS_WITH(weights_from_json(j, 64), Catch::Contains("layers[0].ffn.activation") && Catch::Contains("gelu"));
   }
   SECTION("activation of an affine map") {
-    json a = weights_to_json(random_model(single_affine_architecture(), rng));
+    json a = weights_to_json(random_model(test::one_layer_architecture(2, 3, 1), rng));
     a["encoder"]["activation"] = "gelu";
     REQUIRE_THROWS_WITH(weights_from_json(a, 64), Catch::Contains("encoder.activation"));
+  }
+  SECTION("a layer's token-wise map that is not an FFN") {
+    // Read before as "no FFN", its weights ignored: a different model than the file's.
+    j["layers"][0]["ffn"] = json{{"kind", "affine"}, {"W", json::array()}, {"b", json::array()}};
+    REQUIRE_THROWS_WITH(weights_from_json(j, 64), Catch::Contains("layers[0].ffn.kind"));
   }
   SECTION("not a number") {
     j["readout"]["b2"][0] = "abc";

@@ -116,7 +116,11 @@ with tempfile.TemporaryDirectory() as tmp:
     except it.ConversionError as e:
         check("a config bigger than its state_dict", "positional" in str(e), str(e))
     for what, change in (("a layer that does not unpack", lambda cfg: cfg.update(layers=[7])),
-                         ("an unknown config key", lambda cfg: cfg.update(depth=3))):
+                         ("an unknown config key", lambda cfg: cfg.update(depth=3)),
+                         ("a layer of four entries", lambda cfg: cfg.update(layers=[(cfg["layers"][0][0], 0, "gelu", 1)])),
+                         ("an unknown activation", lambda cfg: cfg.update(encoder=("ffn", 5, "tanh"))),
+                         ("an activation without an FFN", lambda cfg: cfg.update(layers=[(cfg["layers"][0][0], 0, "gelu")])),
+                         ("an activation on an affine map", lambda cfg: cfg.update(readout=("affine", 0, "gelu")))):
         bad = it.model_config(it.InfoflowTransformer(**configs[0]))
         change(bad)
         try:
@@ -124,6 +128,15 @@ with tempfile.TemporaryDirectory() as tmp:
             check(what, False, "accepted")
         except it.ConversionError as e:
             check(what, "config" in str(e), str(e))
+    # Units the format has no name for are refused on export, never written as ReLU or exact GeLU.
+    for what, units in (("Tanh units", torch.nn.Tanh()), ("GELU's tanh approximation", torch.nn.GELU(approximate="tanh"))):
+        other = it.InfoflowTransformer(**configs[0])
+        other.encoder[1] = units
+        try:
+            it.to_weights(other)
+            check(f"export refuses {what}", False, "accepted")
+        except it.ConversionError as e:
+            check(f"export refuses {what}", "units" in str(e), str(e))
     sd = it.InfoflowTransformer(**configs[0]).state_dict()
     sd["extra.weight"] = torch.zeros(1)
     try:

@@ -63,9 +63,7 @@ void validate(const ModelT<mpfr::mpreal>& m, const CertifyRequest& q) {
   if (q.max_boxes < 1 || q.max_boxes > 1'000'000'000) throw InputError("--max-boxes", "expected 1 <= N <= 1e9");
   if (q.execution != "real" && q.execution != "double")
     throw InputError("--execution", "expected real or double, got '" + q.execution + "'");
-  if (q.execution == "double" && m.arch.uses_gelu())  // before the search, not after it (double_execution.cpp)
-    throw InputError("--execution", "the float64 rounding bound covers ReLU FFNs only; this model has GeLU units "
-                                    "(certify the real-number function instead: --execution real)");
+  if (q.execution == "double") require_float64_analysable(m.arch);  // before the search, not after it
   if (q.enclosure != "affine" && q.enclosure != "affine-only" && q.enclosure != "mean-value")
     throw InputError("--enclosure", "expected affine, affine-only or mean-value, got '" + q.enclosure + "'");
   if (q.rounding_boxes < 1 || q.rounding_boxes > 10'000'000)

@@ -406,6 +406,12 @@ struct LargerError {
 
 }  // namespace
 
+void require_float64_analysable(const Architecture& a) {
+  if (a.uses_gelu())
+    throw InputError("--execution", "the float64 rounding bound covers ReLU FFNs only; this model has GeLU units "
+                                    "(certify the real-number function instead: --execution real)");
+}
+
 DoubleExecutionBound double_execution_error_bound(const Model& model, int T, double lo, double hi,
                                                   const RoundingRefinement& refine) {
   if (!(std::isfinite(lo) && std::isfinite(hi) && lo <= hi)) throw InputError("--box", "expected finite LO <= HI");
@@ -417,10 +423,7 @@ DoubleExecutionBound double_execution_error_bound(const Model& model, int T, dou
 DoubleExecutionBound double_execution_error_bound(const Model& model, int T, const std::vector<double>& lo,
                                                   const std::vector<double>& hi, const RoundingRefinement& refine) {
   if (T < 1) throw InputError("--T", "expected T >= 1");
-  // The analysis assumes of the C library only exp within 1 ulp; erfc, which GeLU needs, has no stated bound.
-  if (model.arch.uses_gelu())
-    throw InputError("--execution", "the float64 rounding bound covers ReLU FFNs only; this model has GeLU units "
-                                    "(certify the real-number function instead: --execution real)");
+  require_float64_analysable(model.arch);
   const std::size_t n = static_cast<std::size_t>(T) * model.arch.d;
   if (lo.size() != n || hi.size() != n)
     throw InputError("--box", "expected " + std::to_string(n) + " = T·d coordinate intervals");

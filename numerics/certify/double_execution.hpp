@@ -27,6 +27,10 @@
 
 namespace infoflow {
 
+/// Throws InputError (naming --execution) when the model has GeLU units: the analysis assumes of the C library only exp's
+/// accuracy, and GeLU needs erfc, whose accuracy no C library states.
+void require_float64_analysable(const Architecture& a);
+
 struct DoubleExecutionBound {
   double output_error = 0;      // sup over the box of |ŷ_double − ŷ_real|
   double output_magnitude = 0;  // the bound on |ŷ_real| the analysis carried

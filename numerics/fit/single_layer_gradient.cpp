@@ -39,8 +39,9 @@ void matvec_back(const double* p, std::size_t off, int rows, int cols, const dou
 }
 
 struct MapTape {
-  V hidden_pre;  // FFN only
+  V hidden_pre;    // FFN only
   V hidden;
+  V hidden_slope;  // GeLU units only: σ' at each pre-activation
 };
 
 // y = map(x), keeping what the reverse sweep needs in tape. y is resized, not reallocated once it has capacity.
@@ -54,9 +55,11 @@ void map_forward(const double* p, const MapOffsets& m, const V& x, MapTape& tape
   tape.hidden_pre.assign(m.width, 0.0);
   matvec(p, m.W1, m.width, m.in, x.data(), tape.hidden_pre.data());
   tape.hidden.resize(m.width);
+  const bool gelu_units = m.activation == Activation::Gelu;
+  if (gelu_units) tape.hidden_slope.resize(m.width);
   for (int j = 0; j < m.width; ++j) {
     tape.hidden_pre[j] += p[m.b1 + j];
-    tape.hidden[j] = m.activation == Activation::Gelu ? gelu(tape.hidden_pre[j]) : std::max(0.0, tape.hidden_pre[j]);
+    tape.hidden[j] = gelu_units ? gelu_and_slope(tape.hidden_pre[j], tape.hidden_slope[j]) : std::max(0.0, tape.hidden_pre[j]);
   }
   matvec(p, m.W2, m.out, m.width, tape.hidden.data(), y.data());
   for (int i = 0; i < m.out; ++i) y[i] += p[m.b2 + i];
@@ -79,7 +82,7 @@ void map_backward(const double* p, const MapOffsets& m, const V& x, const MapTap
   if (grad)
     for (int i = 0; i < m.out; ++i) grad[m.b2 + i] += g[i];
   if (m.activation == Activation::Gelu)
-    for (int j = 0; j < m.width; ++j) gh[j] *= gelu_slope(tape.hidden_pre[j]);
+    for (int j = 0; j < m.width; ++j) gh[j] *= tape.hidden_slope[j];
   else
     for (int j = 0; j < m.width; ++j) gh[j] = tape.hidden_pre[j] > 0.0 ? gh[j] : 0.0;
   matvec_back(p, m.W1, m.width, m.in, x.data(), gh.data(), gxd, grad);

@@ -71,20 +71,29 @@ LipschitzUpper readout_lipschitz_upper(const ModelT<ArbBall>& m) {
   for (int k = 0; k < p; ++k)
     for (int c = 0; c < E; ++c)
       v[k].push_back(m.params[row_major_index(ro.W2, p, 0, k)] * m.params[row_major_index(ro.W1, E, k, c)]);
-  if (p <= 16 && !gelu) {
-    // Every pattern, in Gray-code order: one vector added or removed per step.
+  if (p <= 16) {
+    // The norm of Σ_k s_k v_k is convex in the slopes s ∈ [s_lo, s_hi]^p, so its largest value is at a vertex: ReLU's
+    // activation patterns, s ∈ {0, 1}^p, or GeLU's {−0.1290, 1.1290}^p. Every vertex in Gray-code order: one slope
+    // moved from one end to the other per step, its vector times s_hi − s_lo added or removed.
     std::vector<ArbBall> sum(E, ArbBall(0.0, prec));
+    std::vector<std::vector<ArbBall>> move = v;
     double best = 0;
+    if (gelu) {
+      const ArbBall s_lo(-0.1290, prec), span = ArbBall(kGeluSlopeBound, prec) - s_lo;
+      for (int k = 0; k < p; ++k)
+        for (int c = 0; c < E; ++c) sum[c] += s_lo * v[k][c], move[k][c] = span * v[k][c];
+      best = upper_or_inf(norm_of(sum, prec));
+    }
     unsigned gray = 0;
     for (unsigned step = 1; step < (1u << p); ++step) {
       const unsigned next = step ^ (step >> 1);
       const int k = __builtin_ctz(next ^ gray);
       const bool add = next & (1u << k);
-      for (int c = 0; c < E; ++c) sum[c] = add ? sum[c] + v[k][c] : sum[c] - v[k][c];
+      for (int c = 0; c < E; ++c) sum[c] = add ? sum[c] + move[k][c] : sum[c] - move[k][c];
       gray = next;
       best = std::max(best, upper_or_inf(norm_of(sum, prec)));
     }
-    return {best, "ffn: every activation pattern"};
+    return {best, gelu ? "gelu ffn: every vertex of the slopes' box" : "ffn: every activation pattern"};
   }
   ArbBall rank_one(0.0, prec), w1(0.0, prec), w2(0.0, prec);
   for (int k = 0; k < p; ++k) {

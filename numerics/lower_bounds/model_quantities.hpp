@@ -12,12 +12,14 @@ namespace infoflow {
 
 struct LipschitzUpper {
   double value = 0;
-  std::string method;  // "affine: row norm", "ffn: every activation pattern", "ffn: min(sum of rank-one norms, Frobenius)"
+  std::string method;  // "affine: row norm", "ffn: every activation pattern", "ffn: min(sum of rank-one norms, Frobenius)",
+                       // "gelu ffn: every vertex of the slopes' box", "gelu ffn: 1.129 × min(...)"
 };
 
 /// A certified upper bound on the Euclidean Lipschitz constant of the readout R^E → R. For a ReLU FFN of width
 /// p ≤ 16 it is the largest gradient norm over every activation pattern (exact for the patterns a model can
-/// reach, an upper bound always); wider FFNs get min(Σ_k |W2_k|·‖W1_k‖, ‖W2‖_F·‖W1‖_F).
+/// reach, an upper bound always); wider FFNs get min(Σ_k |W2_k|·‖W1_k‖, ‖W2‖_F·‖W1‖_F). GeLU units' slopes lie in
+/// [−0.129, 1.129] (numerics/scalar/gelu.hpp): at p ≤ 16 every vertex of that box, wider ones 1.129 times the latter.
 LipschitzUpper readout_lipschitz_upper(const ModelT<ArbBall>& model);
 
 /// Per head of the (single) layer: a certified upper bound on sup ‖W_O^(i) V_i P(x, t)‖ over the given

@@ -243,7 +243,7 @@ Form gelu_form(const Form& a) {
   const ArbBall alpha = (gelu(hi) - gelu(lo)) / (hi - lo);
   ArbBall taylor = gelu(c) - alpha * c + (gelu_slope(c) - alpha) * ArbBall::interval(-r, r);
   if (!mutated(Mutant::AffineGeluCurvatureDropped))
-    taylor += half * gelu_curvature(range) * ArbBall::interval(ArbBall(0.0, prec), r * r);
+    taylor += half * gelu_curvature(ArbBall::interval(lo, hi)) * ArbBall::interval(ArbBall(0.0, prec), r * r);
   const ArbBall distance = intersection(taylor, image - alpha * range);
   if (!distance.is_finite()) return Form(image);
   return chebyshev_image(a, alpha, distance.lower_end(), distance.upper_end(), image);

@@ -24,9 +24,18 @@ ArbBall normal_cdf(const ArbBall& x) {
   arb_mul_2exp_si(r.raw(), r.raw(), -1);
   return r;
 }
+// x² over the ball from the ends of |x|: x·x of a ball around 0 reaches below 0 (ball arithmetic sees two independent
+// factors), and e^{−x²/2} would then exceed 1.
+ArbBall square(const ArbBall& x) {
+  if (!x.is_finite()) return x * x;
+  const ArbBall lo = x.lower_end(), hi = x.upper_end(), lo2 = lo * lo, hi2 = hi * hi;
+  if (x.lower() >= 0) return ArbBall::interval(lo2, hi2);
+  if (x.upper() <= 0) return ArbBall::interval(hi2, lo2);
+  return ArbBall::interval(ArbBall(0.0, x.prec()), max(lo2, hi2));  // (arb's abs of such a ball reaches below 0)
+}
 ArbBall normal_density(const ArbBall& x) {
   const long prec = x.prec();
-  ArbBall e = x * x;
+  ArbBall e = square(x);
   arb_mul_2exp_si(e.raw(), e.raw(), -1);
   e = exp(-e);
   ArbBall c(prec);
@@ -70,16 +79,24 @@ ArbBall gelu(const ArbBall& x) {
   return ArbBall::interval(ends, ArbBall(-0.17, x.prec()));  // σ(x*) = −0.16997… ≥ −0.17
 }
 
-ArbBall gelu_slope(const ArbBall& x) { return normal_cdf(x) + x * normal_density(x); }
-
-ArbBall gelu_curvature(const ArbBall& x) {
-  const long prec = x.prec();
-  const ArbBall natural = normal_density(x) * (ArbBall(2.0, prec) - x * x);
-  // σ'' ∈ [−2φ(2), 2φ(0)] ⊂ [−0.108, 0.798] everywhere: the natural extension is wider on a wide ball.
-  const ArbBall global = ArbBall::interval(-0.108, 0.798, prec);
+namespace {
+// The natural extension intersected with the function's range over the whole line (the tighter on a wide ball). A NaN
+// ball stays NaN; an unbounded one becomes the global range, which holds every real.
+ArbBall within(const ArbBall& natural, double lo, double hi) {
+  const long prec = natural.prec();
+  if (std::isnan(natural.mid())) return natural;
+  const ArbBall global = ArbBall::interval(lo, hi, prec);
   ArbBall r(prec);
   if (!natural.is_finite() || !arb_intersection(r.raw(), natural.raw(), global.raw(), prec)) return global;
   return r;
+}
+}  // namespace
+
+// σ' ∈ [−0.12891, 1.12891] and σ'' ∈ [−2φ(2), 2φ(0)] = [−0.10798, 0.79789] everywhere (docs/certify.md §1 item 1e).
+ArbBall gelu_slope(const ArbBall& x) { return within(normal_cdf(x) + x * normal_density(x), -0.1290, kGeluSlopeBound); }
+
+ArbBall gelu_curvature(const ArbBall& x) {
+  return within(normal_density(x) * (ArbBall(2.0, x.prec()) - square(x)), -0.108, 0.798);
 }
 
 }  // namespace infoflow

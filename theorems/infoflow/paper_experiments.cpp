@@ -96,7 +96,10 @@ std::string target_label(const ExperimentCell& c) {
 }
 
 // Restart k of a cell seeds its initialisation and minibatch order from this (restart 0 keeps the single run's seeds).
-std::string restart_tag(const ExperimentCell& c, int restart) {
+// The units are left out: a GeLU cell has the ReLU cell's shapes, so it starts from the same weights and sees the same
+// minibatches, and the two compare paired (its key, and so its checkpoint, still names the units).
+std::string restart_tag(ExperimentCell c, int restart) {
+  c.ffn_activation = Activation::Relu;
   return c.key() + (restart == 0 ? "" : "-restart" + std::to_string(restart));
 }
 
