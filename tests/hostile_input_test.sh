@@ -83,6 +83,8 @@ def variant(name, f):
 variant("E_big.json", lambda a: a.__setitem__("E", 2000000000))
 variant("d_pos.json", lambda a: (a.__setitem__("d", 10**6), a.__setitem__("positions", 3)))
 variant("Q_rows.json", lambda a: a["layers"][0]["heads"][0].__setitem__("Q", [[] for _ in range(10**6)]))
+variant("tanh.json", lambda a: a["layers"][0]["ffn"].__setitem__("activation", "tanh"))
+variant("gelu.json", lambda a: a["layers"][0]["ffn"].__setitem__("activation", "gelu"))
 open("inf_inputs.json", "w").write('{"inputs": [[[1e999, 0.2], [0.1, 0.2]]]}')
 open("bad_checkpoint.jsonl", "w").write('{"key": 5, "fingerprint": [], "value": "x"}\n')
 PY
@@ -90,6 +92,12 @@ expect "E 2e9" 2 "weights E: expected an integer in \[1, 4096\]" -- "$cli" eval 
 expect "d 1e6 with positions" 2 "weights d: expected an integer in \[1, 4096\]" -- "$cli" eval --weights d_pos.json --inputs ok_inputs.json
 expect "1e6 empty rows of Q" 2 "weights: the declared shapes need [0-9]+ numbers but the document holds only [0-9]+" -- \
   "$cli" eval --weights Q_rows.json --inputs ok_inputs.json
+expect "unknown FFN activation" 2 "weights layers\[0\]\.ffn\.activation: expected \"relu\" or \"gelu\"" -- \
+  "$cli" eval --weights tanh.json --inputs ok_inputs.json
+expect "unknown FFN activation in reference_forward.py" 2 "expected 'relu' or 'gelu'" -- \
+  "$py" "$here/../scripts/reference_forward.py" tanh.json ok_inputs.json
+expect "GeLU model, float64 execution" 2 "--execution: the float64 rounding bound covers ReLU FFNs only" -- \
+  "$cli" certify --weights gelu.json --target 'min_{s,t} dot(x[s], x[t])' --T 2 --execution double
 
 # --- plain bad input is exit 2 naming the argument, not exit 3 ---
 expect "1e999 in inputs" 2 "--inputs: .*not valid JSON .*number overflow" -- "$cli" eval --weights "$weights" --inputs inf_inputs.json
