@@ -207,26 +207,28 @@ TEST_CASE("GeLU: the constants its enclosures use hold over the whole line", "[s
     slope_bottom = std::min(slope_bottom, slope.lower());
     curvature_top = std::max(curvature_top, curvature.upper());
     curvature_bottom = std::min(curvature_bottom, curvature.lower());
-    if (a >= -0.75) increasing = increasing && slope.lower() > 0;
-    if (b <= -0.76) decreasing = decreasing && slope.upper() < 0;
+    if (a >= kGeluIncreasingFrom) increasing = increasing && slope.lower() > 0;
+    if (b <= kGeluDecreasingTo) decreasing = decreasing && slope.upper() < 0;
   }
   INFO("the slope's enclosures on [-20, 20] within [" << slope_bottom << ", " << top << "], the curvature's within ["
                                                       << curvature_bottom << ", " << curvature_top << "]");
-  // gelu.cpp clips σ' to [-0.1290, kGeluSlopeBound] and σ'' to [-0.108, 0.798].
+  // The ranges gelu.cpp clips σ' and σ'' to, and model_quantities.cpp's vertices of the slopes.
   CHECK(top <= kGeluSlopeBound);
   CHECK(top >= 1.1289);  // the true sup, 1.128904..., is reached at √2
-  CHECK(slope_bottom >= -0.1290);
-  CHECK(curvature_top <= 0.798);
-  CHECK(curvature_bottom >= -0.108);
+  CHECK(slope_bottom >= kGeluSlopeLower);
+  CHECK(curvature_top <= kGeluCurvatureUpper);
+  CHECK(curvature_bottom >= kGeluCurvatureLower);
   CHECK(increasing);
   CHECK(decreasing);
-  // σ(x*) ≥ -0.17 where σ turns: on [-0.76, -0.75], in steps of 1e-3 (σ' is small there).
+  // σ(x*) ≥ kGeluMinimumBound where σ turns, between the two sides, in steps of 1e-3 (σ' is small there).
+  REQUIRE(kGeluDecreasingTo < kGeluIncreasingFrom);
   double bottom = INFINITY;
-  for (int k = 0; k < 10; ++k) {
-    const double a = -0.76 + k * 1e-3, b = a + 1e-3, m = (a + b) / 2;
+  const int steps = static_cast<int>(std::ceil((kGeluIncreasingFrom - kGeluDecreasingTo) / 1e-3 - 1e-9));
+  for (int k = 0; k < steps; ++k) {
+    const double a = kGeluDecreasingTo + k * 1e-3, b = std::min(a + 1e-3, kGeluIncreasingFrom), m = (a + b) / 2;
     bottom = std::min(bottom, mean_value(value_natural(ArbBall(m, prec)), slope_natural(ArbBall::interval(a, b, prec)), a, b, m).lower());
   }
-  INFO("inf of the value's enclosures on [-0.76, -0.75]: " << bottom);
-  CHECK(bottom >= -0.17);
+  INFO("inf of the value's enclosures between the sides: " << bottom);
+  CHECK(bottom >= kGeluMinimumBound);
   CHECK(bottom <= -0.1699);
 }

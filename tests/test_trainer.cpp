@@ -384,17 +384,35 @@ TEST_CASE("trainer: fresh samples learn, never repeat, ignore the thread count, 
   REQUIRE_THROWS_AS(train_model(start, draw, Dataset{}, o), ContractError);
 }
 
-TEST_CASE("trainer: log temperatures move by a factor per step, linear ones by an amount, and clipping scales the step", "[train]") {
-  auto rng = test::rng_for("trainer-log-temperatures");
+namespace {
+
+// One full-batch step (64 samples of a known mean, lr 0.1, free temperatures) from a random single-layer start whose
+// temperatures are all 5: the case the two first-step tests below take.
+struct OneStepCase {
   Dataset train;
-  draw_mean_samples(rng, 64, train);
-  Model start = random_model(single_layer_fit_architecture(1, 2, 1, 6), rng, 0.5);
-  for (double& beta : start.temperatures) beta = 5.0;
-  TrainOptions o;
-  o.steps = 1;
-  o.batch = 64;
-  o.learning_rate = 0.1;
-  o.free_temperatures = true;
+  Model start;
+  TrainOptions options;
+};
+OneStepCase one_step_case(const std::string& seed_name) {
+  auto rng = test::rng_for(seed_name);
+  OneStepCase c;
+  draw_mean_samples(rng, 64, c.train);
+  c.start = random_model(single_layer_fit_architecture(1, 2, 1, 6), rng, 0.5);
+  for (double& beta : c.start.temperatures) beta = 5.0;
+  c.options.steps = 1;
+  c.options.batch = 64;
+  c.options.learning_rate = 0.1;
+  c.options.free_temperatures = true;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("trainer: log temperatures move by a factor per step, linear ones by an amount, and clipping scales the step", "[train]") {
+  OneStepCase c = one_step_case("trainer-log-temperatures");
+  const Dataset& train = c.train;
+  const Model& start = c.start;
+  TrainOptions& o = c.options;
   // Adam's first step is lr·g/(|g| + eps) = ±lr in the stepped coordinate (beta or log beta) once eps is far below
   // |g| (the temperature's gradient is ~1e-9 here).
   o.adam_eps = 1e-30;
@@ -435,20 +453,14 @@ TEST_CASE("trainer: the first step equals Adam's formula on the gradient, log-sp
   // With eps comparable to the gradient, Adam's first step -lr·g/(|g| + eps) is not a sign: it sees the gradient's
   // size, so a wrong chain-rule factor for log β or a wrong clipping norm moves it. The gradient comes from the engine
   // (checked against MPFR above); the full batch makes the minibatch the whole set.
-  auto rng = test::rng_for("trainer-first-step");
-  Dataset train;
-  draw_mean_samples(rng, 64, train);
-  Model start = random_model(single_layer_fit_architecture(1, 2, 1, 6), rng, 0.5);
-  for (double& beta : start.temperatures) beta = 5.0;
+  OneStepCase c = one_step_case("trainer-first-step");
+  const Dataset& train = c.train;
+  const Model& start = c.start;
+  TrainOptions& o = c.options;
   BatchedCase at_start = batched_gradient(start, ParamLayout(start.arch), train);
   std::vector<double>&g = at_start.grad, &gt = at_start.tgrad;
   for (double& v : g) v /= 64.0;  // the mean squared error's gradient
   for (double& v : gt) v /= 64.0;
-  TrainOptions o;
-  o.steps = 1;
-  o.batch = 64;
-  o.learning_rate = 0.1;
-  o.free_temperatures = true;
   const auto adam_step = [&](double gi) { return -o.learning_rate * gi / (std::fabs(gi) + o.adam_eps); };
   for (const bool log_space : {false, true}) {
     for (const double clip : {0.0, 0.5}) {

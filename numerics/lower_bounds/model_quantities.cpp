@@ -79,7 +79,7 @@ LipschitzUpper readout_lipschitz_upper(const ModelT<ArbBall>& m) {
     std::vector<std::vector<ArbBall>> move = v;
     double best = 0;
     if (gelu) {
-      const ArbBall s_lo(-0.1290, prec), span = ArbBall(kGeluSlopeBound, prec) - s_lo;
+      const ArbBall s_lo(kGeluSlopeLower, prec), span = ArbBall(kGeluSlopeBound, prec) - s_lo;
       for (int k = 0; k < p; ++k)
         for (int c = 0; c < E; ++c) sum[c] += s_lo * v[k][c], move[k][c] = span * v[k][c];
       best = upper_or_inf(norm_of(sum, prec));

@@ -72,11 +72,11 @@ ArbBall gelu(const ArbBall& x) {
   const ArbBall at_lo = natural_gelu(x.lower_end()), at_hi = natural_gelu(x.upper_end());
   // x* = −0.7517…: a ball above −0.75 is on the increasing side, one below −0.76 on the decreasing side. (The bounds
   // compared are rounded outward, so the sides are certain.)
-  if (x.lower() >= -0.75) return ArbBall::interval(at_lo, at_hi);
-  if (x.upper() <= -0.76) return ArbBall::interval(at_hi, at_lo);
+  if (x.lower() >= kGeluIncreasingFrom) return ArbBall::interval(at_lo, at_hi);
+  if (x.upper() <= kGeluDecreasingTo) return ArbBall::interval(at_hi, at_lo);
   const ArbBall ends = ArbBall::interval(at_lo, at_hi);
   if (mutated(Mutant::GeluHullMissesMinimum)) return ends;
-  return ArbBall::interval(ends, ArbBall(-0.17, x.prec()));  // σ(x*) = −0.16997… ≥ −0.17
+  return ArbBall::interval(ends, ArbBall(kGeluMinimumBound, x.prec()));  // σ(x*) = −0.16997…
 }
 
 namespace {
@@ -92,11 +92,12 @@ ArbBall within(const ArbBall& natural, double lo, double hi) {
 }
 }  // namespace
 
-// σ' ∈ [−0.12891, 1.12891] and σ'' ∈ [−2φ(2), 2φ(0)] = [−0.10798, 0.79789] everywhere (docs/certify.md §1 item 1e).
-ArbBall gelu_slope(const ArbBall& x) { return within(normal_cdf(x) + x * normal_density(x), -0.1290, kGeluSlopeBound); }
+ArbBall gelu_slope(const ArbBall& x) {
+  return within(normal_cdf(x) + x * normal_density(x), kGeluSlopeLower, kGeluSlopeBound);
+}
 
 ArbBall gelu_curvature(const ArbBall& x) {
-  return within(normal_density(x) * (ArbBall(2.0, x.prec()) - square(x)), -0.108, 0.798);
+  return within(normal_density(x) * (ArbBall(2.0, x.prec()) - square(x)), kGeluCurvatureLower, kGeluCurvatureUpper);
 }
 
 }  // namespace infoflow

@@ -10,8 +10,15 @@
 
 namespace infoflow {
 
-/// A bound on sup |σ'| over the reals, rounded up: the Lipschitz constant of a GeLU unit.
-inline constexpr double kGeluSlopeBound = 1.1290;
+// The constants the enclosures rest on, each rounded outward (proofs: docs/certify.md §1 item 1e; checked over the
+// line in arb by tests/test_scalars.cpp, "GeLU: the constants its enclosures use hold over the whole line").
+/// σ' ∈ [kGeluSlopeLower, kGeluSlopeBound] on the reals; kGeluSlopeBound is a GeLU unit's Lipschitz constant.
+inline constexpr double kGeluSlopeLower = -0.1290, kGeluSlopeBound = 1.1290;
+/// σ'' ∈ [kGeluCurvatureLower, kGeluCurvatureUpper] on the reals.
+inline constexpr double kGeluCurvatureLower = -0.108, kGeluCurvatureUpper = 0.798;
+/// σ increases on [kGeluIncreasingFrom, ∞) and decreases on (−∞, kGeluDecreasingTo]; between them it turns at x*, where
+/// σ(x*) ≥ kGeluMinimumBound.
+inline constexpr double kGeluIncreasingFrom = -0.75, kGeluDecreasingTo = -0.76, kGeluMinimumBound = -0.17;
 
 double gelu(double x);
 /// σ'(x): the trainers' reverse sweep.
