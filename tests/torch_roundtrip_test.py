@@ -7,7 +7,7 @@ same parameters bit for bit. Bad inputs are refused by name. Skipped (exit 77) w
 
 usage: torch_roundtrip_test.py PATH/TO/infoflow-verify SOURCE_DIR
 """
-import json, os, subprocess, sys, tempfile
+import contextlib, io, json, os, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(sys.argv[2], "scripts"))
 import infoflow_torch as it
@@ -26,6 +26,16 @@ print(f"randomized test: INFOFLOW_SEED={seed}")
 gen = torch.Generator().manual_seed(seed)
 fails = 0
 largest = 0.0  # the largest relative difference seen, printed at the end
+
+
+def main_in_process(*args):
+    """infoflow_torch.py's main(argv) in this process: its exit status and what it wrote to stderr. The refusals are
+    checked this way (each fresh interpreter would import torch again, about a second); the CLI's own exits are
+    checked by the subprocess runs below."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        rc = it.main(["infoflow_torch.py", *args])
+    return rc, err.getvalue()
 
 
 def check(name, ok, detail=""):
@@ -167,9 +177,8 @@ with tempfile.TemporaryDirectory() as tmp:
     with torch.no_grad():
         zero.layers[0].heads[0].beta.zero_()
     torch.save({"config": json.dumps(it.model_config(zero)), "state_dict": zero.state_dict()}, path_pt)
-    run = subprocess.run([sys.executable, script, "export", path_pt, path_json2], capture_output=True, text=True)
-    check("export of beta = 0 exits 2 naming it", run.returncode == 2 and "beta" in run.stderr,
-          f"exit {run.returncode}: {run.stderr}")
+    rc, err = main_in_process("export", path_pt, path_json2)
+    check("export of beta = 0 exits 2 naming it", rc == 2 and "beta" in err, f"exit {rc}: {err}")
     try:
         it.to_weights(zero)
         check("to_weights refuses beta = 0", False, "accepted")
@@ -187,8 +196,8 @@ with tempfile.TemporaryDirectory() as tmp:
         bad_path = os.path.join(tmp, "refused.json")
         with open(bad_path, "w") as f:
             json.dump(obj, f)
-        run = subprocess.run([sys.executable, script, "import", bad_path, path_back], capture_output=True, text=True)
-        check(f"import refuses {name}", run.returncode == 2 and needle in run.stderr, f"exit {run.returncode}: {run.stderr}")
+        rc, err = main_in_process("import", bad_path, path_back)
+        check(f"import refuses {name}", rc == 2 and needle in err, f"exit {rc}: {err}")
     obj = json.loads(json.dumps(good))
     obj["cls0"][0] = "0.25"  # a decimal string, as the C++ reader takes it
     check("a decimal string is a number", float(it.from_weights(obj).cls0[0]) == 0.25)
@@ -200,8 +209,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check("deep JSON exits 2", run.returncode == 2 and "Traceback" not in run.stderr, f"exit {run.returncode}: {run.stderr[-300:]}")
     with open(os.path.join(tmp, "bad.json"), "w") as f:
         f.write('{"format": "something else"}')
-    run = subprocess.run([sys.executable, script, "import", os.path.join(tmp, "bad.json"), path_back], capture_output=True, text=True)
-    check("import of a bad file exits 2 naming the key", run.returncode == 2 and "format" in run.stderr, run.stderr)
+    rc, err = main_in_process("import", os.path.join(tmp, "bad.json"), path_back)
+    check("import of a bad file exits 2 naming the key", rc == 2 and "format" in err, err)
 
 print(f"torch round trip: largest |torch - eval| / max(1, |y|) = {largest:.3e}; " + ("ok" if fails == 0 else f"{fails} failure(s)"))
 sys.exit(1 if fails else 0)
