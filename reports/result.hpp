@@ -85,9 +85,9 @@ struct Claim {
   std::string source;     // where the paper states it, e.g. "Theorem 1 (upper half)"
   std::string statement;  // the claim, in words
   /// What passing evidence shows: the class or domain certified, or what would have refuted it.
-  std::string scope;
+  std::string scope = {};
   /// The evidence checks: ids in this suite, "SUITE/ID" in another suite, "series:ID" for a banded series.
-  std::vector<std::string> evidence;
+  std::vector<std::string> evidence = {};
   /// True when passing certified-grade evidence certifies the claim (as scoped); else it can only support it.
   bool certifiable = false;
   /// For a claim with no evidence: why nothing here decides it.

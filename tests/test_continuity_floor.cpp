@@ -74,7 +74,8 @@ TEST_CASE("continuity floor: the prefix summary decides the output (the segment 
   for (auto& b : q.temperatures) b = 1.3;
   const std::vector<std::vector<double>> P{{0.1, 0.7}, {0.4, 0.2}, {0.9, 0.3}};
   const std::vector<std::vector<double>> Q{{0.9, 0.3}, {0.1, 0.7}, {0.4, 0.2}};
-  const auto sp = prefix_summary(q, P), sq = prefix_summary(q, Q);
+  const ParamLayout layout(q.arch);
+  const auto sp = prefix_summary(q, layout, P), sq = prefix_summary(q, layout, Q);
   REQUIRE(sp.size() == 2);
   CHECK(sp[0] == Approx(sq[0]).epsilon(1e-14));
   CHECK(sp[1] == Approx(sq[1]).epsilon(1e-14));

@@ -207,9 +207,10 @@ ModelBoundReport bound_single_layer_model(const Model& model, const ModelBoundRe
   // Sampled error over random inputs, labelled as such.
   SplitMix64 rng(derive_seed(q.seed, "bound-sampled"));
   const Target F = min_dot ? min_pairwise_dot_target() : make_target("kth", [k = q.k](const auto& X) { return KthLargest{k}(X); });
+  const ParamLayout layout(model.arch);
   for (int s = 0; s < q.random_samples; ++s) {
     const auto X = random_cube_sequence(q.T, model.arch.d, rng);
-    rep.sampled_error = std::max(rep.sampled_error, std::fabs(forward(model, X).y - F(X)));
+    rep.sampled_error = std::max(rep.sampled_error, std::fabs(forward(model, layout, X).y - F(X)));
   }
   return rep;
 }

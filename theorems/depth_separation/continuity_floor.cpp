@@ -72,8 +72,8 @@ std::optional<ContinuityFloor> continuity_floor(int T, int h, int n,
   return best;
 }
 
-std::vector<double> prefix_summary(const Model& model, const std::vector<std::vector<double>>& prefix) {
-  const ParamLayout L(model.arch);
+std::vector<double> prefix_summary(const Model& model, const ParamLayout& L,
+                                   const std::vector<std::vector<double>>& prefix) {
   if (L.layers().size() != 1) throw ContractError("prefix_summary", "a single-layer model");
   const int E = model.arch.E;
   const std::vector<double> cls(model.params.begin() + static_cast<std::ptrdiff_t>(L.cls0()),
@@ -124,7 +124,10 @@ ContinuityWitness find_continuity_witness(const Model& model, const RevealingFam
   const int m = family.m;
   const double rho = family.rho;
   if (m < 2 || !(rho > 0)) throw ContractError("find_continuity_witness", "a family with m >= 2 and rho > 0");
-  const auto summary_of = [&](const std::vector<double>& theta) { return prefix_summary(model, family.prefix(theta)); };
+  const ParamLayout layout(model.arch);
+  const auto summary_of = [&](const std::vector<double>& theta) {
+    return prefix_summary(model, layout, family.prefix(theta));
+  };
   ContinuityWitness best;
   double best_residual = INFINITY;
   SplitMix64 rng(seed);

@@ -101,7 +101,9 @@ FloorWitness witness_against_floor(const Model& model, const RevealingFamily& fa
 /// of T rows, h heads of value dimension n, an FFN readout; weights of scale `scale` (seeded).
 Model random_continuous_single_layer(int T, int h, int n, std::uint64_t seed, double scale, int d = 2);
 
-/// The prefix summary Φ(P) of a single-layer model: per head, log Ψ and the weighted mean of V u (double).
-std::vector<double> prefix_summary(const Model& model, const std::vector<std::vector<double>>& prefix);
+/// The prefix summary Φ(P) of a single-layer model: per head, log Ψ and the weighted mean of V u (double). `layout` is
+/// ParamLayout(model.arch), taken from the caller since the witness search evaluates the summary thousands of times.
+std::vector<double> prefix_summary(const Model& model, const ParamLayout& layout,
+                                   const std::vector<std::vector<double>>& prefix);
 
 }  // namespace infoflow
