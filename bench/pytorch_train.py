@@ -2,12 +2,18 @@
 """The same single-layer training in PyTorch (float64), for scripts/bench-train (a benchmark, never a test).
 
 usage: pytorch_train.py DIR --threads K [--target R] [--lr 1e-2] [--steps 3000] [--batch 800] [--eval-every 10] [--seed 1]
-                         [--weight-decay WD] [--free-temperatures]
+                         [--weight-decay WD] [--free-temperatures] [--gradient-clip C] [--pre-layernorm]
 
 Also the twin of the experiments' training (scripts/bench-recipe --twin, docs/experiments.md §5.5): AdamW with
 decoupled weight decay WD on the weights, never on the temperatures, which --free-temperatures trains too (kept
 >= 1e-6, as the trainer does); the printed line then also has the validation NMSE (MSE over the population variance
-of the validation targets).
+of the validation targets). --gradient-clip C clips the minibatch gradient's norm to C, as the trainer's
+--gradient-clip does (the temperatures' included).
+
+--pre-layernorm measures a layer kind the weights format does not have (docs/experiments.md §5.4): before each layer's
+attention and before its FFN the token and CLS states go through a LayerNorm of their own (gain 1 and bias 0 at the
+start, trained, no decay), and the CLS state through one more before the readout (the usual pre-LN transformer); the
+rest of the model starts from DIR/init.json as without it, so the two runs compare paired.
 
 Reads DIR/data.json and DIR/init.json (written by `bench-train write`, docs/weights-format.md: any number of layers,
 heads, FFNs, positions), trains with Adam and the
@@ -31,6 +37,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--weight-decay", type=float, default=0.0)
     ap.add_argument("--free-temperatures", action="store_true")
+    ap.add_argument("--gradient-clip", type=float, default=0.0)
+    ap.add_argument("--pre-layernorm", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -67,6 +75,18 @@ def main():
                        "W_O": t(layer["W_O"]),
                        "ffn": map_params(layer["ffn"]) if layer.get("ffn") else None,
                        "ffn_units": units_of(layer["ffn"]) if layer.get("ffn") else None})
+    E = len(W["cls0"])
+    def layernorm():  # gain and bias of one LayerNorm over the E coordinates of a state
+        return {"g": torch.ones(E, dtype=dt, requires_grad=True), "b": torch.zeros(E, dtype=dt, requires_grad=True)}
+    norms = ([{"attention": layernorm(), "ffn": layernorm()} for _ in W["layers"]] + [{"readout": layernorm()}]
+             if a.pre_layernorm else None)
+
+    def norm(which, i, x):
+        if norms is None:
+            return x
+        n = norms[i][which]
+        return torch.nn.functional.layer_norm(x, (E,), n["g"], n["b"], eps=1e-5)
+
     pos = t(W["positional"]) if W.get("positions", 0) else None
     c0 = t(W["cls0"])
     params = list(enc.values()) + list(ro.values()) + [c0] + ([pos] if pos is not None else [])
@@ -86,24 +106,27 @@ def main():
         for i, l in enumerate(layers):
             last = i == len(layers) - 1
             cls_parts, tok_parts = [], []
+            Un, Cn = norm("attention", i, U), norm("attention", i, C)
             for h, beta in zip(l["heads"], l["betas"]):
-                K, V = U @ h["K"].T, U @ h["V"].T            # N × T × kd, N × T × vd
-                w = torch.softmax(beta * torch.einsum("ntk,nk->nt", K, C @ h["Q"].T), dim=1)
+                K, V = Un @ h["K"].T, Un @ h["V"].T          # N × T × kd, N × T × vd
+                w = torch.softmax(beta * torch.einsum("ntk,nk->nt", K, Cn @ h["Q"].T), dim=1)
                 cls_parts.append(torch.einsum("nt,ntv->nv", w, V))
                 if not last:
-                    P = torch.softmax(beta * ((U @ h["Q"].T) @ K.transpose(1, 2)), dim=2)  # query × key
+                    P = torch.softmax(beta * ((Un @ h["Q"].T) @ K.transpose(1, 2)), dim=2)  # query × key
                     tok_parts.append(P @ V)
             C = C + torch.cat(cls_parts, dim=1) @ l["W_O"].T
             if not last:
                 U = U + torch.cat(tok_parts, dim=2) @ l["W_O"].T
                 if l["ffn"] is not None:
-                    U = U + apply(l["ffn"], U, l["ffn_units"])
-                    C = C + apply(l["ffn"], C, l["ffn_units"])
-        return apply(ro, C, ro_units)[:, 0]
+                    U = U + apply(l["ffn"], norm("ffn", i, U), l["ffn_units"])
+                    C = C + apply(l["ffn"], norm("ffn", i, C), l["ffn_units"])
+        return apply(ro, norm("readout", -1, C), ro_units)[:, 0]
 
     betas = [b for l in layers for b in l["betas"]] if a.free_temperatures else []
     # Decoupled decay (AdamW, as numerics/train/trainer.cpp) on the weights only.
-    groups = [{"params": params, "weight_decay": a.weight_decay}] + ([{"params": betas, "weight_decay": 0.0}] if betas else [])
+    gains = [v for n in norms for ln in n.values() for v in ln.values()] if norms else []
+    groups = ([{"params": params, "weight_decay": a.weight_decay}] + ([{"params": betas, "weight_decay": 0.0}] if betas else [])
+              + ([{"params": gains, "weight_decay": 0.0}] if gains else []))
     opt = torch.optim.AdamW(groups, lr=a.lr, eps=1e-8)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * s / a.steps)))
     g = torch.Generator().manual_seed(a.seed)
@@ -122,6 +145,8 @@ def main():
         opt.zero_grad()
         loss = ((forward(Xb) - yb) ** 2).mean()
         loss.backward()
+        if a.gradient_clip > 0:
+            torch.nn.utils.clip_grad_norm_([p for group in groups for p in group["params"]], a.gradient_clip)
         opt.step()
         sched.step()
         with torch.no_grad():
