@@ -3,7 +3,7 @@
 // change's effect is measured alone. scripts/bench-recipe runs it.
 //
 //   bench-recipe [--D 2,3] [--T 16] [--seeds 3] [--steps 4000] [--train 20000] [--batch 64] [--lr 3e-3]
-//                [--variants base,fresh,...] [--threads 2] [--seed 20260529]
+//                [--variants base,fresh,...] [--ffn-width 16] [--threads 2] [--seed 20260529]
 //
 // Variants: base (a fixed training set, peak rate --lr, no warm-up, temperatures stepped as they are), fresh (new
 // samples at every step), lr1e-3 (peak rate 1e-3 with a warm-up over 5 % of the steps), log-temp (temperatures in log
@@ -81,6 +81,7 @@ int main(int argc, char** argv) try {
   std::string twin;
   int orders = 1;
   bool twin_gelu = false;
+  int ffn_per_family = ExperimentCell{}.ffn_per_family;
   app.add_option("--D", Ds)->check(CLI::Range(2, 6))->delimiter(',');
   app.add_option("--T", T)->check(CLI::Range(4, 64));
   app.add_option("--seeds", seeds)->check(CLI::Range(1, 16));
@@ -97,6 +98,8 @@ int main(int argc, char** argv) try {
   app.add_option("--orders", orders, "with --twin: minibatch orders trained per seed (order 0 is the suite's)")
       ->check(CLI::Range(1, 16));
   app.add_flag("--gelu", twin_gelu, "with --twin: GeLU units in the token FFN");
+  app.add_option("--ffn-width", ffn_per_family, "token-FFN units per family of every cell (the suite's --id-ffn-width)")
+      ->check(CLI::Range(1, 4096));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -111,6 +114,7 @@ int main(int argc, char** argv) try {
     for (int r = 0; r < seeds; ++r) {
       const int D = Ds.front();
       ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, D, D, intrinsic_dimension_E(D), r};
+      c.ffn_per_family = ffn_per_family;
       if (twin_gelu) c.ffn_activation = Activation::Gelu;
       const CellData data = draw_cell_data(c, base, seed);
       const std::string dir = twin + "/seed" + std::to_string(r);
@@ -151,6 +155,7 @@ int main(int argc, char** argv) try {
       for (int r = 0; r < seeds; ++r)
         for (int column = 0; column < 2; ++column) {
           ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, column == 1 ? D - 1 : D, D, intrinsic_dimension_E(D), r};
+          c.ffn_per_family = ffn_per_family;
           if (variant_gelu(v)) c.ffn_activation = Activation::Gelu;
           jobs.push_back({v, c, {}, 0});
         }
