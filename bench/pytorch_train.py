@@ -40,6 +40,8 @@ def main():
     ap.add_argument("--gradient-clip", type=float, default=0.0)
     ap.add_argument("--pre-layernorm", action="store_true")
     a = ap.parse_args()
+    if not (a.gradient_clip >= 0 and math.isfinite(a.gradient_clip)):
+        ap.error(f"--gradient-clip: expected a finite number >= 0 (0: no clipping), got {a.gradient_clip}")
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     dt = torch.float64
@@ -78,8 +80,11 @@ def main():
     E = len(W["cls0"])
     def layernorm():  # gain and bias of one LayerNorm over the E coordinates of a state
         return {"g": torch.ones(E, dtype=dt, requires_grad=True), "b": torch.zeros(E, dtype=dt, requires_grad=True)}
-    norms = ([{"attention": layernorm(), "ffn": layernorm()} for _ in W["layers"]] + [{"readout": layernorm()}]
-             if a.pre_layernorm else None)
+    # One before each attention, one before each FFN that runs (the last layer updates only the CLS state, without
+    # its FFN), one before the readout (index -1).
+    last_layer = len(W["layers"]) - 1
+    norms = ([{"attention": layernorm(), **({"ffn": layernorm()} if layer.get("ffn") and i < last_layer else {})}
+              for i, layer in enumerate(W["layers"])] + [{"readout": layernorm()}] if a.pre_layernorm else None)
 
     def norm(which, i, x):
         if norms is None:
