@@ -1,6 +1,7 @@
 // numerics/train/small_products: every build of every kernel this CPU runs (AVX-512, AVX2, baseline x86-64), and the
 // dispatched entry points, against a plain loop in the documented order, bit for bit, over random shapes, leading
 // dimensions, starts and finishes: the instruction set must change the speed only.
+#include "numerics/scalar/gelu.hpp"
 #include "numerics/train/small_products.hpp"
 #include "numerics/train/small_products_variants.hpp"
 #include "test_support.hpp"
@@ -236,6 +237,64 @@ TEST_CASE("small products: exponentials are within 2 ulp of std::exp, and the sa
     }
   }
   WARN("largest distance from std::exp: " << worst << " ulp over " << x.size() << " arguments");
+}
+
+TEST_CASE("small products: GeLU units within 9 ulp of MPFR's x·Φ(x) and Φ(x) + x·φ(x), the same bits on every "
+          "instruction set", "[train][gelu]") {
+  auto rng = test::rng_for("small-products-gelu");
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  // Kinks of the kernel's route: 0 (Φ's two formulas), the turning point x* = −0.7518, a = K = 5 (t = 0), the clamp at
+  // |x| = 40, the underflow of φ near 38.6; and ±∞, NaN.
+  std::vector<double> x = {0.0, -0.0, 1e-300, -1e-300, 1e-17, -1e-17, -0.7517916243, 5.0, -5.0, 26.5, -26.5, 37.5,
+                           -37.5, 38.5, -38.5, 38.6, -38.6, 39.9, -40.0, 40.0, -41.0, 1e6, -1e6, inf, -inf, nan};
+  const int random = 4000 * test::multiplier();
+  for (int i = 0; i < random; ++i) x.push_back(rng.uniform(-3, 3));  // where the units' pre-activations live
+  for (int i = 0; i < random; ++i) x.push_back(rng.uniform(-39, 39));
+  std::vector<double> value = x, slope(x.size());
+  small_products::gelu_and_slopes(static_cast<std::int64_t>(x.size()), value.data(), slope.data());
+  for (const Kernels& build : builds()) {
+    std::vector<double> v = x, s(x.size());
+    build.gelu_and_slopes(static_cast<std::int64_t>(x.size()), v.data(), s.data());
+    INFO(build.instruction_set << ": " << first_difference(v, value) << "; slopes " << first_difference(s, slope));
+    REQUIRE(same_bits(v, value));
+    REQUIRE(same_bits(s, slope));
+  }
+  // Against 256-bit MPFR (an independent route: erfc and exp of MPFR, not the kernel's Mills series). The budget,
+  // docs/training.md ("GeLU units"): Φ's tail is within 8 ulp relatively, so σ = x·Φ within 8.5 ulp of |σ|; σ' = Φ + x·φ
+  // cancels near x*, so its error is measured against the scale Φ + |x|·φ of its two terms.
+  const double ulp = std::ldexp(1.0, -52);
+  double worst_value = 0, worst_slope = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::ostringstream os;
+    os.precision(17);
+    os << "x = " << x[i] << ": σ " << value[i] << ", σ' " << slope[i];
+    INFO(os.str());
+    if (std::isnan(x[i]) || std::isinf(x[i])) {  // the scalar gelu_and_slope's values (∞·0 where it takes one)
+      double want_slope;
+      const double want = gelu_and_slope(x[i], want_slope);
+      CHECK((std::isnan(want) ? std::isnan(value[i]) : value[i] == want));
+      CHECK((std::isnan(want_slope) ? std::isnan(slope[i]) : slope[i] == want_slope));
+      continue;
+    }
+    const mpfr::mpreal mx(x[i], 256), half(0.5, 256);
+    const mpfr::mpreal cdf = half * mpfr::erfc(-mx / mpfr::sqrt(mpfr::mpreal(2, 256)));
+    const mpfr::mpreal density = mpfr::exp(-half * mx * mx) / mpfr::sqrt(2 * mpfr::const_pi(256));
+    const mpfr::mpreal want = mx * cdf, want_slope = cdf + mx * density;
+    const mpfr::mpreal scale = mpfr::abs(want), slope_scale = cdf + mpfr::abs(mx) * density;
+    // Where φ is subnormal (|x| > 37.5), each of the four roundings from e^{−hi²/2} to σ' adds up to half the least
+    // subnormal absolutely, then multiplied by at most |x| (the factor of φ in σ and σ'): an absolute allowance on top.
+    const double subnormal_allowance = 4 * (1 + std::abs(x[i])) * std::numeric_limits<double>::denorm_min();
+    const mpfr::mpreal error = mpfr::abs(mpfr::mpreal(value[i], 256) - want),
+                       slope_error = mpfr::abs(mpfr::mpreal(slope[i], 256) - want_slope);
+    CHECK(error <= 9 * ulp * scale + subnormal_allowance);
+    CHECK(slope_error <= 9 * ulp * slope_scale + subnormal_allowance);
+    if (std::abs(x[i]) < 37.5 && x[i] != 0) {  // φ(x) normal: the relative figures
+      worst_value = std::max(worst_value, (error / scale).toDouble() / ulp);
+      worst_slope = std::max(worst_slope, (slope_error / slope_scale).toDouble() / ulp);
+    }
+  }
+  WARN("largest errors against MPFR where φ(x) is normal: σ " << worst_value << " ulp, σ' " << worst_slope
+                                                                 << " ulp of Φ + |x|φ, over " << x.size() << " arguments");
 }
 
 TEST_CASE("small products: dot sums in its documented order, the same bits on every instruction set", "[train]") {

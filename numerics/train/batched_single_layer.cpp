@@ -1,6 +1,5 @@
 #include "numerics/train/batched_single_layer.hpp"
 
-#include "numerics/scalar/gelu.hpp"
 #include "numerics/train/small_products.hpp"
 #include "numerics/util/errors.hpp"
 
@@ -94,11 +93,9 @@ void batched_map_forward(const double* p, const MapOffsets& m, const Eigen::Matr
   }
   weight_times(p, m.W1, m.width, m.in, X, w.hidden, m.b1, m.activation == Activation::Relu);
   if (m.activation == Activation::Gelu) {
-    // σ and σ' from one erfc and one exp per unit (gelu.hpp's formulas): the reverse sweep then only multiplies.
+    // σ and σ' of every unit at once, in the vector lanes: the reverse sweep then only multiplies.
     w.hidden_slope.resize(w.hidden.rows(), w.hidden.cols());
-    double* h = w.hidden.data();
-    double* s = w.hidden_slope.data();
-    for (Eigen::Index i = 0; i < w.hidden.size(); ++i) h[i] = gelu_and_slope(h[i], s[i]);
+    small_products::gelu_and_slopes(w.hidden.size(), w.hidden.data(), w.hidden_slope.data());
   }
   weight_times(p, m.W2, m.out, m.width, w.hidden, w.out, m.b2);
 }

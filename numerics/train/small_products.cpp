@@ -8,8 +8,8 @@ namespace infoflow::small_products {
 
 #define INFOFLOW_KERNELS_OF(ns, name)                                                                             \
   Kernels {                                                                                                           \
-    name, &ns::multiply, &ns::multiply_transposed, &ns::add_row_sums, &ns::exponentials, &ns::dot, &ns::softmax_rows, \
-        &ns::softmax_rows_backward                                                                                    \
+    name, &ns::multiply, &ns::multiply_transposed, &ns::add_row_sums, &ns::exponentials, &ns::gelu_and_slopes,       \
+        &ns::dot, &ns::softmax_rows, &ns::softmax_rows_backward                                                       \
   }
 
 std::vector<Kernels> runnable_kernels() {
@@ -49,6 +49,8 @@ void add_row_sums(int m, std::int64_t n, const double* P, std::int64_t ldp, doub
 double dot(std::int64_t n, const double* a, const double* b) { return dispatched_kernels().dot(n, a, b); }
 
 void exponentials(std::int64_t n, double* x) { dispatched_kernels().exponentials(n, x); }
+
+void gelu_and_slopes(std::int64_t n, double* x, double* slope) { dispatched_kernels().gelu_and_slopes(n, x, slope); }
 
 void softmax_rows(double beta, int rows, int cols, const double* S, std::int64_t lds, double* P, std::int64_t ldp) {
   dispatched_kernels().softmax_rows(beta, rows, cols, S, lds, P, ldp);

@@ -15,6 +15,7 @@
                            std::int64_t ldq, double* G, std::int64_t ldg);                                           \
   void add_row_sums(int m, std::int64_t n, const double* P, std::int64_t ldp, double* g);                             \
   void exponentials(std::int64_t n, double* x);                                                                       \
+  void gelu_and_slopes(std::int64_t n, double* x, double* slope);                                                     \
   double dot(std::int64_t n, const double* a, const double* b);                                                       \
   void softmax_rows(double beta, int rows, int cols, const double* S, std::int64_t lds, double* P, std::int64_t ldp); \
   void softmax_rows_backward(int rows, int cols, const double* P, std::int64_t ldp, double* D, std::int64_t ldd);     \
@@ -36,6 +37,7 @@ struct Kernels {
   decltype(&small_products_baseline::multiply_transposed) multiply_transposed;
   decltype(&small_products_baseline::add_row_sums) add_row_sums;
   decltype(&small_products_baseline::exponentials) exponentials;
+  decltype(&small_products_baseline::gelu_and_slopes) gelu_and_slopes;
   decltype(&small_products_baseline::dot) dot;
   decltype(&small_products_baseline::softmax_rows) softmax_rows;
   decltype(&small_products_baseline::softmax_rows_backward) softmax_rows_backward;
