@@ -3,8 +3,8 @@
 // bench/pytorch_train.py trains the same model on the same data. scripts/bench-train runs it paired and interleaved.
 //
 //   bench-train write DIR [--T 3] [--d 2] [--E 4] [--n 1] [--p 8] [--train 800] [--valid 400] [--seed 1]
-//                     [--layers 1] [--heads 1] [--ffn 0]   (more layers: the same heads per layer, a token FFN of
-//                                                           width --ffn between layers)
+//                     [--layers 1] [--heads 1] [--ffn 0] [--gelu]   (more layers: the same heads per layer, a token
+//                                                           FFN of width --ffn between layers, GeLU units with --gelu)
 //   bench-train lm DIR [--threads K]                      the suite's fit: 3 restarts, 150 iterations
 //   bench-train adam DIR [--threads K] [--target R] [--lr 1e-2] [--steps 3000] [--batch 800] [--eval-every 10]
 // Each run prints one JSON line: seconds, steps or iterations, validation RMSE, and whether the target was reached.
@@ -51,6 +51,7 @@ int main(int argc, char** argv) try {
   std::uint64_t seed = 1;
   double target = 0, lr = 1e-2;
   int layers = 1, heads = 1, ffn = 0;
+  bool gelu = false;
   app.add_option("mode", mode, "write, lm or adam")->required()->check(CLI::IsMember({"write", "lm", "adam"}));
   app.add_option("dir", dir, "folder for the data and the initial model")->required();
   app.add_option("--T", T)->check(CLI::Range(1, 64));
@@ -64,6 +65,7 @@ int main(int argc, char** argv) try {
   app.add_option("--layers", layers, "layers of the model written")->check(CLI::Range(1, 8));
   app.add_option("--heads", heads, "heads per layer")->check(CLI::Range(1, 16));
   app.add_option("--ffn", ffn, "width of the token FFN between layers (0: none)")->check(CLI::Range(0, 4096));
+  app.add_flag("--gelu", gelu, "GeLU units in the token FFN (ReLU without)");
   app.add_option("--threads", threads)->check(CLI::Range(1, 256));
   app.add_option("--target", target, "stop at this validation RMSE (adam)")->check(CLI::Range(0.0, 1e6));
   app.add_option("--lr", lr)->check(CLI::Range(1e-12, 10.0));
@@ -81,6 +83,9 @@ int main(int argc, char** argv) try {
     Architecture arch = single_layer_fit_architecture(d, E, n, p);
     arch.layers.assign(static_cast<std::size_t>(layers), LayerShape{std::vector<HeadShape>(heads, HeadShape{n, n}), ffn});
     arch.layers.back().ffn_width = 0;  // the last layer has no token FFN
+    if (gelu)
+      for (auto& l : arch.layers)
+        if (l.ffn_width > 0) l.ffn_activation = Activation::Gelu;
     const Model init = random_model(arch, rng, 0.5);
     write_json_file(dir + "/init.json", weights_to_json(init), "dir");
     std::cout << json{{"parameters", init.params.size()}}.dump() << "\n";
