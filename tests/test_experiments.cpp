@@ -252,6 +252,43 @@ TEST_CASE("experiments: a GeLU cell is its own checkpoint but starts and steps l
   }
 }
 
+TEST_CASE("experiments: a triangle cell with an FFN readout is its own checkpoint, and the option reaches every "
+          "triangle and pair cell", "[experiments]") {
+  ExperimentTraining tr = tiny_training();
+  const ExperimentCell affine{ExperimentKind::TriangleCentre, 0, 5, 2, 2, 8, 0};
+  ExperimentCell ffn = affine;
+  ffn.readout_width = 12;
+  CHECK(ffn.key() != affine.key());
+  CHECK(ffn.key().find("-ro12") != std::string::npos);
+  const Architecture a = experiment_architecture(ffn);
+  CHECK(a.readout.kind == MapKind::Ffn);
+  CHECK(a.readout.width == 12);
+  CHECK(experiment_architecture(affine).readout.kind == MapKind::Affine);
+  const CellResult r = run_experiment_cell(ffn, tr, test::seed()), base = run_experiment_cell(affine, tr, test::seed());
+  CHECK(r.valid_variance == base.valid_variance);  // the same data
+  CHECK(r.parameters == base.parameters + 8 * 12 + 12 + 12 + 1 - (8 + 1));  // W1, b1, W2, b2 in place of w, b
+  CHECK(std::isfinite(r.nmse));
+  // An intrinsic-dimension cell has the affine readout of its construction.
+  ExperimentCell id{ExperimentKind::IntrinsicDimension, 2, 4, 2, 2, intrinsic_dimension_E(2), 0};
+  id.readout_width = 4;
+  CHECK_THROWS_AS(experiment_architecture(id), ContractError);
+  SuiteContext ctx;
+  ctx.options = {{"--triangle-readout-width", "96"}};
+  const ExperimentsConfig c = experiments_config(ctx);
+  int triangle_cells = 0;
+  for (const ExperimentCell& cell : experiment_cells(c)) {
+    if (cell.predictor != Predictor::Trained) continue;
+    const bool triangle = cell.kind != ExperimentKind::IntrinsicDimension;
+    triangle_cells += triangle;
+    CHECK(cell.readout_width == (triangle ? 96 : 0));
+  }
+  CHECK(triangle_cells > 0);
+  for (const std::string bad : {"-1", "4097", "x"}) {
+    ctx.options = {{"--triangle-readout-width", bad}};
+    CHECK_THROWS_AS(experiments_config(ctx), InputError);
+  }
+}
+
 TEST_CASE("experiments: options are checked before any work", "[experiments]") {
   SuiteContext ctx;
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{

@@ -81,6 +81,8 @@ std::vector<SuiteOption> experiments_options() {
           {"--id-ffn-width", "token-FFN units per family of the trained intrinsic-dimension models, in [1, 4096]"},
           {"--gelu", "1: the trained intrinsic-dimension models' token FFN has GeLU units (needs --construction-arm 0: "
                      "the construction's units are ReLU); 0 (default): ReLU"},
+          {"--triangle-readout-width", "units of a ReLU FFN readout of the trained triangle-centre and pair-control "
+                                       "models, in [0, 4096]; 0 (default): the affine readout"},
           {"--construction-arm", "also train (D,D) from the construction, a separate arm: 1 (quick, full) or 0 (nightly)"},
           {"--construction-widths", "FFN units per family at which the (D,D) construction is sampled, multiples of 16 "
                                     "in [16, 4096]"}};
@@ -124,6 +126,7 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   c.triangle_archs = quick ? std::vector<std::array<int, 3>>{{2, 2, 24}}
                            : std::vector<std::array<int, 3>>{{2, 2, 24}, {4, 4, 24}, {4, 4, 48}};
   c.triangle_seeds = quick ? 1 : 2;
+  c.triangle_readout_width = single_int_option(ctx, "--triangle-readout-width", 0, 4096, 0);
   ExperimentTraining t;
   t.train_samples = quick ? 8000 : 20000;
   t.valid_samples = quick ? 1000 : 2000;
@@ -182,6 +185,13 @@ ExperimentCell intrinsic_dimension_cell(const ExperimentsConfig& c, int D, int c
   return cell;
 }
 
+ExperimentCell triangle_cell(const ExperimentsConfig& c, ExperimentKind kind, int T, const std::array<int, 3>& arch,
+                             int replicate) {
+  ExperimentCell cell{kind, 0, T, arch[0], arch[1], arch[2], replicate};
+  cell.readout_width = c.triangle_readout_width;
+  return cell;
+}
+
 namespace {
 
 // The (D,D) cell trained from the construction instead of a random start: a separate arm (docs/experiments.md §5.3).
@@ -212,7 +222,7 @@ std::vector<ExperimentCell> experiment_cells(const ExperimentsConfig& c) {
     if (kind == ExperimentKind::PairControl && !c.controls) continue;
     for (const auto& a : c.triangle_archs)
       for (int T : c.triangle_T)
-        for (int r = 0; r < c.triangle_seeds; ++r) cells.push_back({kind, 0, T, a[0], a[1], a[2], r});
+        for (int r = 0; r < c.triangle_seeds; ++r) cells.push_back(triangle_cell(c, kind, T, a, r));
   }
   if (c.construction_arm)
     for (int D : c.D)
@@ -484,7 +494,7 @@ TriangleSeries triangle_series(const ExperimentsConfig& c, const Results& res, c
   for (int T : c.triangle_T) {
     s.T.push_back(T);
     std::vector<CellResult> seeds;
-    for (int r = 0; r < c.triangle_seeds; ++r) seeds.push_back(res.at({kind, 0, T, a[0], a[1], a[2], r}));
+    for (int r = 0; r < c.triangle_seeds; ++r) seeds.push_back(res.at(triangle_cell(c, kind, T, a, r)));
     s.by_T.push_back(std::move(seeds));
   }
   // Sorted by T, so that "rises" reads left to right whatever order --triangle-T gave.
@@ -605,7 +615,7 @@ Check triangle_paper_level(const ExperimentsConfig& c, const Results& res) {
     if (!paper || std::find(c.triangle_T.begin(), c.triangle_T.end(), 8) == c.triangle_T.end()) continue;
     double mean = 0;
     for (int seed = 0; seed < c.triangle_seeds; ++seed)
-      mean += res.at({ExperimentKind::TriangleCentre, 0, 8, a[0], a[1], a[2], seed}).nmse / c.triangle_seeds;
+      mean += res.at(triangle_cell(c, ExperimentKind::TriangleCentre, 8, a, seed)).nmse / c.triangle_seeds;
     ++compared;
     const double ratio = std::max(mean / *paper, *paper / mean);
     within &= ratio <= kFactor;

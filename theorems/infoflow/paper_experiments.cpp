@@ -119,7 +119,9 @@ std::string ExperimentCell::key() const {
   const std::string width = kind == ExperimentKind::IntrinsicDimension && ffn_per_family != 16
                                 ? "-w" + std::to_string(ffn_per_family) : "";
   const std::string units = ffn_activation == Activation::Gelu ? "-gelu" : "";
-  return what + width + units + (from_construction ? "-from-construction" : "") + "-T" + std::to_string(T) + "-h" + std::to_string(h1) + "," + std::to_string(h2) + "-E" +
+  // The affine readout is the default; an FFN readout is named by its units.
+  const std::string readout = readout_width > 0 ? "-ro" + std::to_string(readout_width) : "";
+  return what + width + units + readout + (from_construction ? "-from-construction" : "") + "-T" + std::to_string(T) + "-h" + std::to_string(h1) + "," + std::to_string(h2) + "-E" +
          std::to_string(E) + "-r" + std::to_string(replicate);
 }
 
@@ -147,7 +149,9 @@ Architecture experiment_architecture(const ExperimentCell& c) {
   a.layers = {LayerShape{std::vector<HeadShape>(c.h1, first), id ? c.ffn_per_family * std::max(1, c.D) : c.E,
                          c.ffn_activation},
               LayerShape{std::vector<HeadShape>(c.h2, second), 0}};
-  a.readout = MapShape{MapKind::Affine, c.E, 1, 0};
+  if (c.readout_width < 0 || (id && c.readout_width > 0))
+    throw ContractError("experiment_architecture", "readout_width >= 0, and 0 for the intrinsic dimension");
+  a.readout = c.readout_width > 0 ? MapShape{MapKind::Ffn, c.E, 1, c.readout_width} : MapShape{MapKind::Affine, c.E, 1, 0};
   a.validate();
   return a;
 }

@@ -85,6 +85,8 @@ struct ExperimentCell {
   int ffn_per_family = 16;
   /// Intrinsic dimension: the token FFN's units, ReLU (the default, and the construction's) or GeLU.
   Activation ffn_activation = Activation::Relu;
+  /// Triangle centre and its control: the units of a ReLU FFN readout (0: the affine readout, the default).
+  int readout_width = 0;
   Predictor predictor = Predictor::Trained;  // a baseline ignores the architecture (h1, h2, E, ffn_per_family)
   /// Intrinsic dimension, (D,D) only: start the training from the explicit construction (intrinsic_construction.hpp)
   /// with a small perturbation instead of a random initialisation. A separate arm, never in the paper comparison.
@@ -187,6 +189,7 @@ struct ExperimentsConfig {
   std::vector<int> triangle_T;
   std::vector<std::array<int, 3>> triangle_archs;  // (h1, h2, E)
   int triangle_seeds = 1;
+  int triangle_readout_width = 0;  // the trained triangle and pair models' readout FFN units (0: affine; --triangle-readout-width)
   ExperimentTraining id_training, triangle_training;
 };
 
@@ -199,6 +202,10 @@ std::vector<SuiteOption> experiments_options();
 /// The intrinsic-dimension cell of one table column: 0 = (D,D), 1 = (D−1,D), 2 = (D,D−1); `control` trains the
 /// same architecture on the target with D − 1 families.
 ExperimentCell intrinsic_dimension_cell(const ExperimentsConfig& c, int D, int column, int replicate, bool control = false);
+/// The trained triangle-centre cell (or, with ExperimentKind::PairControl, its control) of architecture (h1, h2, E) =
+/// `arch` at length T, with the configuration's readout.
+ExperimentCell triangle_cell(const ExperimentsConfig& c, ExperimentKind kind, int T, const std::array<int, 3>& arch,
+                             int replicate);
 /// Every cell the configuration trains: per D and seed the three architectures (D,D), (D−1,D), (D,D−1) in that
 /// order, then per triangle architecture, T and seed.
 std::vector<ExperimentCell> experiment_cells(const ExperimentsConfig& c);
