@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 
 using namespace infoflow;
@@ -74,6 +75,10 @@ int main(int argc, char** argv) try {
   app.add_option("--eval-every", every)->check(CLI::Range(1, 1000000));
   CLI11_PARSE(app, argc, argv);
 
+  if (gelu && (ffn == 0 || layers < 2)) {  // else the units would name a model that has none
+    std::fprintf(stderr, "bench-train: --gelu: expected a token FFN (--ffn W > 0 and --layers >= 2)\n");
+    return 2;
+  }
   if (mode == "write") {
     ensure_directory(dir, "dir");
     const Dataset train = min_dot_dataset(T, d, train_n, derive_seed(seed, "bench-train"));

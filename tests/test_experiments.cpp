@@ -260,6 +260,8 @@ TEST_CASE("experiments: a triangle cell with an FFN readout is its own checkpoin
   ffn.readout_width = 12;
   CHECK(ffn.key() != affine.key());
   CHECK(ffn.key().find("-ro12") != std::string::npos);
+  CHECK(ffn.arch_label() == "(2,2,8,ro12)");  // the report's rows and the check's id name the readout
+  CHECK(affine.arch_label() == "(2,2,8)");
   const Architecture a = experiment_architecture(ffn);
   CHECK(a.readout.kind == MapKind::Ffn);
   CHECK(a.readout.width == 12);

@@ -239,7 +239,7 @@ TEST_CASE("small products: exponentials are within 2 ulp of std::exp, and the sa
   WARN("largest distance from std::exp: " << worst << " ulp over " << x.size() << " arguments");
 }
 
-TEST_CASE("small products: GeLU units within 9 ulp of MPFR's x·Φ(x) and Φ(x) + x·φ(x), the same bits on every "
+TEST_CASE("small products: GeLU units within 10.5 ulp of MPFR's x·Φ(x) and Φ(x) + x·φ(x), the same bits on every "
           "instruction set", "[train][gelu]") {
   auto rng = test::rng_for("small-products-gelu");
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
@@ -258,10 +258,25 @@ TEST_CASE("small products: GeLU units within 9 ulp of MPFR's x·Φ(x) and Φ(x) 
     INFO(build.instruction_set << ": " << first_difference(v, value) << "; slopes " << first_difference(s, slope));
     REQUIRE(same_bits(v, value));
     REQUIRE(same_bits(s, slope));
+    // The kinks and special values above went through the kernel's widest path (several vectors at once); the same
+    // arguments one at a time (the one-lane path) and eight at a time (single vectors) give the same bits.
+    for (std::size_t first = 0; first + 8 <= 24; first += 8) {
+      std::vector<double> v8(x.begin() + first, x.begin() + first + 8), s8(8);
+      build.gelu_and_slopes(8, v8.data(), s8.data());
+      REQUIRE(same_bits(v8, std::vector<double>(value.begin() + first, value.begin() + first + 8)));
+      REQUIRE(same_bits(s8, std::vector<double>(slope.begin() + first, slope.begin() + first + 8)));
+    }
+    for (std::size_t i = 0; i < 26; ++i) {
+      std::vector<double> v1{x[i]}, s1(1);
+      build.gelu_and_slopes(1, v1.data(), s1.data());
+      INFO("x = " << x[i] << " alone");
+      REQUIRE(same_bits(v1, std::vector<double>{value[i]}));
+      REQUIRE(same_bits(s1, std::vector<double>{slope[i]}));
+    }
   }
   // Against 256-bit MPFR (an independent route: erfc and exp of MPFR, not the kernel's Mills series). The budget,
-  // docs/training.md ("GeLU units"): Φ's tail is within 8 ulp relatively, so σ = x·Φ within 8.5 ulp of |σ|; σ' = Φ + x·φ
-  // cancels near x*, so its error is measured against the scale Φ + |x|·φ of its two terms.
+  // docs/training.md ("GeLU units"): Φ's tail is within 10 ulp relatively, so σ = x·Φ within 10.5 ulp of |σ|;
+  // σ' = Φ + x·φ cancels near x*, so its error is measured against the scale Φ + |x|·φ of its two terms.
   const double ulp = std::ldexp(1.0, -52);
   double worst_value = 0, worst_slope = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -286,8 +301,8 @@ TEST_CASE("small products: GeLU units within 9 ulp of MPFR's x·Φ(x) and Φ(x) 
     const double subnormal_allowance = 4 * (1 + std::abs(x[i])) * std::numeric_limits<double>::denorm_min();
     const mpfr::mpreal error = mpfr::abs(mpfr::mpreal(value[i], 256) - want),
                        slope_error = mpfr::abs(mpfr::mpreal(slope[i], 256) - want_slope);
-    CHECK(error <= 9 * ulp * scale + subnormal_allowance);
-    CHECK(slope_error <= 9 * ulp * slope_scale + subnormal_allowance);
+    CHECK(error <= 10.5 * ulp * scale + subnormal_allowance);
+    CHECK(slope_error <= 10.5 * ulp * slope_scale + subnormal_allowance);
     if (std::abs(x[i]) < 37.5 && x[i] != 0) {  // φ(x) normal: the relative figures
       worst_value = std::max(worst_value, (error / scale).toDouble() / ulp);
       worst_slope = std::max(worst_slope, (slope_error / slope_scale).toDouble() / ulp);

@@ -387,8 +387,9 @@ std::pair<double, double> pooled_nmse(const std::vector<CellResult>& seeds) {
 }  // namespace
 
 Check triangle_centre_check(const TriangleSeries& s) {
-  const CheckComputation own("experiments.triangle-centre.(" + std::to_string(s.arch[0]) + "," +
-                             std::to_string(s.arch[1]) + "," + std::to_string(s.arch[2]) + ")");
+  ExperimentCell named{ExperimentKind::TriangleCentre, 0, 0, s.arch[0], s.arch[1], s.arch[2], 0};
+  named.readout_width = s.readout_width;  // "(2,2,24)", or "(2,2,24,ro96)" with an FFN readout
+  const CheckComputation own("experiments.triangle-centre." + named.arch_label());
   if (s.T.size() != s.by_T.size() || s.T.empty()) throw ContractError("triangle_centre_check", "one result list per T");
   constexpr double z = kNormal95;
   bool diverged = false;
@@ -491,6 +492,7 @@ TriangleSeries triangle_series(const ExperimentsConfig& c, const Results& res, c
                                ExperimentKind kind = ExperimentKind::TriangleCentre) {
   TriangleSeries s;
   s.arch = a;
+  s.readout_width = c.triangle_readout_width;
   for (int T : c.triangle_T) {
     s.T.push_back(T);
     std::vector<CellResult> seeds;
@@ -620,7 +622,7 @@ Check triangle_paper_level(const ExperimentsConfig& c, const Results& res) {
     const double ratio = std::max(mean / *paper, *paper / mean);
     within &= ratio <= kFactor;
     worst = std::max(worst, mean / *paper);
-    k.measured[ExperimentCell{ExperimentKind::TriangleCentre, 0, 8, a[0], a[1], a[2], 0}.arch_label()] = {
+    k.measured[triangle_cell(c, ExperimentKind::TriangleCentre, 8, a, 0).arch_label()] = {
         {"ours", mean}, {"paper", *paper}, {"ratio", mean / *paper}};
   }
   k.compared = compared;
@@ -815,7 +817,7 @@ void report_triangle_centre(const ExperimentsConfig& c, const Results& res, Suit
       if (is_control && !control) continue;
       const TriangleSeries& series = is_control ? *control : s;
       for (std::size_t i = 0; i < series.T.size(); ++i) {
-        const ExperimentCell cell{kind, 0, series.T[i], a[0], a[1], a[2], 0};
+        const ExperimentCell cell = triangle_cell(c, kind, series.T[i], a, 0);
         std::vector<std::string> row{cell.arch_label() + (is_control ? " control (pairs)" : ""), std::to_string(series.T[i]),
                                      planner_prediction(cell)};
         for (auto& v : nmse_columns(series.by_T[i], is_control ? std::nullopt : paper_triangle_nmse(series.T[i], a[0], a[1], a[2])))
@@ -835,7 +837,7 @@ void report_triangle_centre(const ExperimentsConfig& c, const Results& res, Suit
           add_baseline_rows(t, res, data_cells, what, {}, {std::to_string(T), "-"});
         }
       }
-    const std::string label = ExperimentCell{ExperimentKind::TriangleCentre, 0, 0, a[0], a[1], a[2], 0}.arch_label();
+    const std::string label = triangle_cell(c, ExperimentKind::TriangleCentre, 0, a, 0).arch_label();
     if (!s.by_T.back()[0].curve.empty())
       r.series.push_back(curve_series("triangle-curve-" + std::to_string(a[0]) + "-" + std::to_string(a[1]) + "-" +
                                         std::to_string(a[2]),

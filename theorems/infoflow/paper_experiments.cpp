@@ -128,6 +128,7 @@ std::string ExperimentCell::key() const {
 std::string ExperimentCell::arch_label() const {
   std::string s = "(" + std::to_string(h1) + "," + std::to_string(h2);
   if (kind != ExperimentKind::IntrinsicDimension) s += "," + std::to_string(E);
+  if (readout_width > 0) s += ",ro" + std::to_string(readout_width);
   return s + ")";
 }
 

@@ -92,7 +92,7 @@ struct ExperimentCell {
   /// with a small perturbation instead of a random initialisation. A separate arm, never in the paper comparison.
   bool from_construction = false;
   std::string key() const;
-  /// "(2,2)" for the intrinsic dimension, "(2,2,24)" for the triangle centre.
+  /// "(2,2)" for the intrinsic dimension, "(2,2,24)" for the triangle centre ("(2,2,24,ro96)" with an FFN readout).
   std::string arch_label() const;
 };
 
@@ -236,6 +236,7 @@ inline constexpr std::size_t kSeedsForSupport = 5;
 /// One triangle architecture: its cells' results by T (ascending), each a list over replicate seeds.
 struct TriangleSeries {
   std::array<int, 3> arch{};
+  int readout_width = 0;  // the cells' readout FFN units (0: affine), named in the check's id
   std::vector<int> T;
   std::vector<std::vector<CellResult>> by_T;
 };
