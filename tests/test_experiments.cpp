@@ -154,6 +154,10 @@ TEST_CASE("experiments: the triangle check reads a rise, a fall and a flat line"
   CHECK(triangle_centre_check(spread).verdict == Verdict::Inconclusive);
   spread.by_T = {{synthetic(0.2), synthetic(0.21)}, {synthetic(0.5), synthetic(0.52)}};
   CHECK(triangle_centre_check(spread).verdict == Verdict::Pass);
+  // The check's id names the architecture, and an FFN readout with it.
+  CHECK(triangle_centre_check(spread).id == "experiments.triangle-centre.(2,2,24)");
+  spread.readout_width = 96;
+  CHECK(triangle_centre_check(spread).id == "experiments.triangle-centre.(2,2,24,ro96)");
 }
 
 TEST_CASE("experiments: the triangle check is decided against its bounded control", "[experiments]") {

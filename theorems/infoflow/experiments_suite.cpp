@@ -419,7 +419,7 @@ Check triangle_centre_check(const TriangleSeries& s) {
   const auto [first, first_se] = pooled_nmse(s.by_T.front());
   const bool learnt = first + z * first_se < 1.0;
   Check k;
-  const std::string label = "(" + std::to_string(s.arch[0]) + "," + std::to_string(s.arch[1]) + "," + std::to_string(s.arch[2]) + ")";
+  const std::string label = named.arch_label();
   k.id = "experiments.triangle-centre." + label;
   k.grade = Grade::Fitted;
   k.verdict = diverged || !learnt || s.T.size() < 2
