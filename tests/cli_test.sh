@@ -272,5 +272,19 @@ if same_results "$work/fresh/result.json" "$work/killed/result.json"; then passe
 if $py -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if all(c['verdict']=='pass' for c in d['checks'] if c['id'].startswith('construction.')) else 1)" "$work/fresh/result.json"; then
   passes=$((passes+1)); else echo "FAIL thm1 construction checks did not all pass"; fails=$((fails+1)); fi
 
+# An FFN readout of the triangle's models reaches every name the report gives them: the cells, the check (and its
+# control's) and the training curve, not only the architecture (a series rebuilt without it once dropped it).
+"$cli" experiments --profile quick --steps 20 --train-samples 64 --construction-arm 0 --triangle-readout-width 8 \
+  --threads 2 --out "$work/ro8" >/dev/null 2>&1
+if $py -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+ids = {c['id'] for c in d['checks']}
+text = json.dumps(d)
+want = ['experiments.triangle-centre.(2,2,24,ro8)', 'experiments.triangle-centre.(2,2,24,ro8).control']
+sys.exit(0 if all(w in ids for w in want) and 'experiments.triangle-centre.(2,2,24)' not in ids
+         and 'triangle-curve-2-2-24-ro8' in text else 1)" "$work/ro8/result.json"; then
+  passes=$((passes+1)); else echo "FAIL --triangle-readout-width: the report does not name the readout everywhere"; fails=$((fails+1)); fi
+
 echo "cli: $passes passed, $fails failed"
 [[ $fails -eq 0 ]]

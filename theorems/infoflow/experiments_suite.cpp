@@ -503,7 +503,9 @@ TriangleSeries triangle_series(const ExperimentsConfig& c, const Results& res, c
   std::vector<std::size_t> order(s.T.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return s.T[x] < s.T[y]; });
-  TriangleSeries sorted{a, {}, {}};
+  TriangleSeries sorted;
+  sorted.arch = a;
+  sorted.readout_width = s.readout_width;
   for (std::size_t i : order) {
     sorted.T.push_back(s.T[i]);
     sorted.by_T.push_back(s.by_T[i]);
@@ -840,7 +842,8 @@ void report_triangle_centre(const ExperimentsConfig& c, const Results& res, Suit
     const std::string label = triangle_cell(c, ExperimentKind::TriangleCentre, 0, a, 0).arch_label();
     if (!s.by_T.back()[0].curve.empty())
       r.series.push_back(curve_series("triangle-curve-" + std::to_string(a[0]) + "-" + std::to_string(a[1]) + "-" +
-                                        std::to_string(a[2]),
+                                        std::to_string(a[2]) +
+                                        (c.triangle_readout_width > 0 ? "-ro" + std::to_string(c.triangle_readout_width) : ""),
                                     "Triangle centre " + label + ": validation NMSE during training",
                                     "T = " + std::to_string(s.T.back()), s.by_T.back()[0].curve,
                                     "T = " + std::to_string(s.T.front()), s.by_T.front()[0].curve));
