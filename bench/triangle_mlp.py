@@ -24,7 +24,7 @@ p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 p.add_argument("--T", type=whole_in(3, 16), default=8)
 p.add_argument("--repeats", action="store_true")
 p.add_argument("--steps", type=whole_in(5, 1000000), default=8000)
-p.add_argument("--seed", type=int, default=0)
+p.add_argument("--seed", type=whole_in(0, 2**63 - 1), default=0)
 a = p.parse_args()
 try:
     import torch
