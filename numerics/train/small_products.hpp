@@ -59,8 +59,8 @@ void softmax_rows_backward(int rows, int cols, const double* P, std::int64_t ldp
 
 /// x[i] = σ(x[i]) and slope[i] = σ'(x[i]) for i < n, σ the GeLU unit x·Φ(x) (numerics/scalar/gelu.hpp): the trainers'
 /// forward sweep keeps the slopes for the reverse one. Within a few ulp of the exact values (docs/training.md, "GeLU
-/// units"; tests/test_small_products.cpp against MPFR) and the same bits on every instruction set; NaN for NaN, and at
-/// ±∞ the values of the scalar gelu_and_slope.
+/// units"; tests/test_small_products.cpp against MPFR) and the same bits on every instruction set; a NaN argument
+/// comes back as itself (its own bits, value and slope), and at ±∞ the values of the scalar gelu_and_slope.
 void gelu_and_slopes(std::int64_t n, double* x, double* slope);
 
 /// x[i] = exp(x[i]) for i < n, within 2 ulp of std::exp and the same bits on every instruction set: 0 below −746,
