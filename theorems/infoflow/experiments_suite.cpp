@@ -389,7 +389,8 @@ std::pair<double, double> pooled_nmse(const std::vector<CellResult>& seeds) {
 Check triangle_centre_check(const TriangleSeries& s) {
   ExperimentCell named{ExperimentKind::TriangleCentre, 0, 0, s.arch[0], s.arch[1], s.arch[2], 0};
   named.readout_width = s.readout_width;  // "(2,2,24)", or "(2,2,24,ro96)" with an FFN readout
-  const CheckComputation own("experiments.triangle-centre." + named.arch_label());
+  const std::string label = named.arch_label(), id = "experiments.triangle-centre." + label;
+  const CheckComputation own(id);
   if (s.T.size() != s.by_T.size() || s.T.empty()) throw ContractError("triangle_centre_check", "one result list per T");
   constexpr double z = kNormal95;
   bool diverged = false;
@@ -419,8 +420,7 @@ Check triangle_centre_check(const TriangleSeries& s) {
   const auto [first, first_se] = pooled_nmse(s.by_T.front());
   const bool learnt = first + z * first_se < 1.0;
   Check k;
-  const std::string label = named.arch_label();
-  k.id = "experiments.triangle-centre." + label;
+  k.id = id;
   k.grade = Grade::Fitted;
   k.verdict = diverged || !learnt || s.T.size() < 2
                   ? Verdict::Inconclusive
