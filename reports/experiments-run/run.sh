@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The paper-size run of the paper's two experiments (docs/experiments.md §3), carried across machines.
+# Its checkpoint lives in this folder and is committed as the run goes, so a run of ~20 core-hours survives machines
+# that last a few hours. Every leg uses one frozen build (FROZEN below), built in a worktree when missing, and the
+# record key of this folder (README.md says why that key is not a secret).
+#   reports/experiments-run/run.sh            resume (or start) the run in the background; logs to legs.txt
+#   reports/experiments-run/run.sh --status   points kept so far
+#   D=2,3,4 THREADS=2 ...                      a leg over fewer intrinsic dimensions (default 2,3,4,5,6)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+FROZEN=8f5042b
+bin_dir=${INFOFLOW_RUN_BIN:-/work/run-bin}
+bin="$bin_dir/infoflow-verify-$FROZEN"
+checkpoint="$here/out/experiment-cells.checkpoint.jsonl"
+if [[ "${1:-}" == "--status" ]]; then
+  echo "$(grep -c '"key"' "$checkpoint" 2>/dev/null || echo 0) points kept in $checkpoint"
+  exit 0
+fi
+[[ $# -eq 0 ]] || { echo "run.sh: unknown argument '$1' (expected --status or nothing)" >&2; exit 2; }
+D=${D:-2,3,4,5,6}
+THREADS=${THREADS:-2}
+[[ "$D" =~ ^[2-8](,[2-8])*$ ]] || { echo "run.sh: D must be a list such as 2,3,4" >&2; exit 2; }
+[[ "$THREADS" =~ ^[1-9][0-9]?$ ]] || { echo "run.sh: THREADS must be a whole number in [1, 99]" >&2; exit 2; }
+if [[ ! -x "$bin" ]]; then
+  work="$bin_dir/src-$FROZEN"
+  [[ -d "$work" ]] || git -C "$repo" worktree add --detach "$work" "$FROZEN"
+  cmake -S "$work" -B "$work/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$work/build" -j "$THREADS" --target infoflow-verify
+  install -D -m 755 "$work/build/verify/infoflow-verify" "$bin"
+fi
+# The key must be a private file (the tool refuses one others can read); git keeps no file modes, so copy it.
+key="$bin_dir/record-key"
+install -m 600 "$here/record-key" "$key"
+echo "leg started $(date -u +%FT%TZ) D=$D THREADS=$THREADS build=$FROZEN" >> "$here/legs.txt"
+cd "$here"
+INFOFLOW_KEY_FILE="$key" setsid nohup "$bin" experiments --profile nightly --seeds 5 --fresh-samples 1 \
+  --curriculum-T 32 --gradient-clip 1 --gelu 1 --id-ffn-width 64 --construction-arm 0 --D "$D" \
+  --threads "$THREADS" --out out > run.log 2>&1 &
+echo "run.sh: running as pid $! (log $here/run.log)"
