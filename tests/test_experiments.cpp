@@ -303,8 +303,8 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
            {"--train-samples", "1000000"}, {"--restarts", "0"}, {"--restarts", "17"}, {"--warmup-steps", "8000"},
            {"--warmup-steps", "3000"}, {"--id-ffn-width", "0"}, {"--construction-widths", "24"},
            {"--construction-widths", "8"}, {"--construction-arm", "2"}, {"--id-ffn-width", "24"}, {"--fresh-samples", "2"},
-           {"--curriculum-T", "8"} /* without fresh samples */, {"--log-temperatures", "-1"}, {"--gradient-clip", "0"},
-           {"--gradient-clip", "nan"}}) {
+           {"--curriculum-T", "8"} /* without fresh samples */, {"--log-temperatures", "-1"}, {"--gradient-clip", "-1"},
+           {"--gradient-clip", "nan"}, {"--gradient-clip", "0,1"}}) {
     ctx.options = {{name, value}};
     INFO(name << " " << value);
     CHECK_THROWS_AS(experiments_config(ctx), InputError);
@@ -312,9 +312,9 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
   // Fresh samples hold a minibatch per step too: at the nightly profile's T = 64 a batch of 10^5 exceeds the cap,
   // which the same batch on the fixed set does not.
   ctx.profile = Profile::Nightly;
-  ctx.options = {{"--batch", "100000"}};
+  ctx.options = {{"--batch", "100000"}, {"--fresh-samples", "0"}};
   CHECK_NOTHROW(experiments_config(ctx));
-  ctx.options = {{"--batch", "100000"}, {"--fresh-samples", "1"}};
+  ctx.options = {{"--batch", "100000"}};  // the nightly default draws fresh samples
   CHECK_THROWS_AS(experiments_config(ctx), InputError);
   ctx.profile = Profile::Quick;
   ctx.options = {};
@@ -327,6 +327,42 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
         2 * (quick.D.size() * 3 * quick.seeds + quick.triangle_archs.size() * quick.triangle_T.size() * quick.triangle_seeds) +
             2 * (quick.D.size() * quick.seeds + 2 * quick.triangle_T.size() * quick.triangle_seeds) +
             quick.D.size() * quick.seeds);  // the construction arm
+}
+
+TEST_CASE("experiments: the nightly profile's defaults are the paper-size run's recipe; each can be turned off",
+          "[experiments]") {
+  SuiteContext ctx;
+  ctx.profile = Profile::Nightly;
+  const ExperimentsConfig c = experiments_config(ctx);
+  CHECK(c.seeds == 5);
+  CHECK(c.id_ffn_per_family == 64);
+  CHECK(c.id_ffn_activation == Activation::Gelu);
+  CHECK_FALSE(c.construction_arm);
+  for (const ExperimentTraining* t : {&c.id_training, &c.triangle_training}) {
+    CHECK(t->fresh_samples);
+    CHECK(t->curriculum_T == std::vector<int>{32});
+    CHECK(t->gradient_clip == 1.0);
+  }
+  // Off again, one by one: a fixed set takes the curriculum with it, the construction arm the GeLU units.
+  ctx.options = {{"--fresh-samples", "0"}, {"--gradient-clip", "0"}, {"--construction-arm", "1"}};
+  const ExperimentsConfig off = experiments_config(ctx);
+  CHECK_FALSE(off.id_training.fresh_samples);
+  CHECK(off.id_training.curriculum_T.empty());
+  CHECK(off.id_training.gradient_clip == 0.0);
+  CHECK(off.id_ffn_activation == Activation::Relu);
+  ctx.options = {{"--construction-arm", "1"}, {"--gelu", "1"}};
+  CHECK_THROWS_AS(experiments_config(ctx), InputError);
+  // The other profiles keep the plain recipe, so their baselines are unchanged.
+  for (const Profile p : {Profile::Quick, Profile::Full}) {
+    ctx.profile = p;
+    ctx.options = {};
+    const ExperimentsConfig plain = experiments_config(ctx);
+    CHECK(plain.seeds == 3);
+    CHECK(plain.id_ffn_per_family == 16);
+    CHECK(plain.id_ffn_activation == Activation::Relu);
+    CHECK_FALSE(plain.id_training.fresh_samples);
+    CHECK(plain.id_training.gradient_clip == 0.0);
+  }
 }
 
 TEST_CASE("experiments: a (D,D) that wins the ordering but not against the ridge baseline does not pass", "[experiments]") {

@@ -66,21 +66,25 @@ std::vector<SuiteOption> experiments_options() {
   return {{"--D", "intrinsic dimensions, each in [2, 8]"},
           {"--id-T", "sequence length of the intrinsic-dimension experiment, in [2, 64]"},
           {"--triangle-T", "sequence lengths of the triangle-centre experiment, each in [3, 64]"},
-          {"--seeds", "replicate seeds per intrinsic-dimension cell, in [1, 16]"},
+          {"--seeds", "replicate seeds per intrinsic-dimension cell, in [1, 16] (default 5 at nightly, 3 otherwise)"},
           {"--steps", "training steps per cell, in [1, 1000000]"},
           {"--train-samples", "training sequences per cell, in [8, 1000000]"},
           {"--batch", "minibatch size, in [1, 100000]"},
           {"--lr", "peak learning rate, in (0, 1)"},
           {"--restarts", "trainings per cell, the best on a separate selection set kept, in [1, 16]"},
           {"--warmup-steps", "steps of linear learning-rate warm-up before the cosine, in [0, steps)"},
-          {"--fresh-samples", "1: new training samples at every step (no sample seen twice); 0 (default): a fixed set"},
+          {"--fresh-samples", "1: new training samples at every step (no sample seen twice; the nightly default); 0 (the "
+                            "default otherwise): a fixed set"},
           {"--curriculum-T", "with --fresh-samples 1: shorter lengths trained first, equal shares of the steps, each in "
-                             "[3, 64] (e.g. 8,16,32 before T = 64)"},
+                             "[3, 64] (e.g. 8,16,32 before T = 64); default 32 at nightly with fresh samples, none otherwise"},
           {"--log-temperatures", "1: the attention temperatures are stepped in log space; 0 (default): as they are"},
-          {"--gradient-clip", "the minibatch gradient's norm is clipped to this, in (0, 1e6) (default: no clipping)"},
-          {"--id-ffn-width", "token-FFN units per family of the trained intrinsic-dimension models, in [1, 4096]"},
+          {"--gradient-clip", "the minibatch gradient's norm is clipped to this, in (0, 1e6), or 0: no clipping "
+                             "(default 1 at nightly, 0 otherwise)"},
+          {"--id-ffn-width", "token-FFN units per family of the trained intrinsic-dimension models, in [1, 4096] "
+                            "(default 64 at nightly, 16 otherwise)"},
           {"--gelu", "1: the trained intrinsic-dimension models' token FFN has GeLU units (needs --construction-arm 0: "
-                     "the construction's units are ReLU); 0 (default): ReLU"},
+                     "the construction's units are ReLU; the nightly default without the arm); 0 (the default otherwise): "
+                     "ReLU"},
           {"--triangle-readout-width", "units of a ReLU FFN readout of the trained triangle-centre and pair-control "
                                        "models, in [0, 4096]; 0 (default): the affine readout"},
           {"--construction-arm", "also train (D,D) from the construction, a separate arm: 1 (quick, full) or 0 (nightly)"},
@@ -91,7 +95,8 @@ std::vector<SuiteOption> experiments_options() {
 ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   // Budgets (docs/experiments.md §3): quick shows the intrinsic-dimension ordering at D = 2, T = 8 (the smallest power
   // of two at which a token state cannot hold the whole sequence: T·d = 32 > E = 24) in about 12 s on 2 cores; full runs
-  // every D at T = 16; nightly is the paper's T = 64 and its triangle grid.
+  // every D at T = 16; nightly is the paper's T = 64 and its triangle grid, with the recipe of docs/experiments.md §3
+  // (the paper-size run): 5 seeds, 64 GeLU units per family, fresh samples, a curriculum from T = 32, clipping at 1.
   ExperimentsConfig c;
   const Profile p = ctx.profile;
   const bool quick = p == Profile::Quick, nightly = p == Profile::Nightly;
@@ -100,8 +105,8 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   c.triangle_T = bounded_list_option(ctx, "--triangle-T", 3, 64,
                                      quick ? std::vector<int>{4, 8, 16} : (nightly ? std::vector<int>{8, 16, 32, 64}
                                                                                   : std::vector<int>{4, 8, 16, 32}));
-  c.seeds = single_int_option(ctx, "--seeds", 1, 16, 3);
-  c.id_ffn_per_family = single_int_option(ctx, "--id-ffn-width", 1, 4096, 16);
+  c.seeds = single_int_option(ctx, "--seeds", 1, 16, nightly ? 5 : 3);
+  c.id_ffn_per_family = single_int_option(ctx, "--id-ffn-width", 1, 4096, nightly ? 64 : 16);
   // The construction's floor at the trainer's width and wider: quick shows the trend, the others reach the widths at
   // which the construction gets near the paper's figures (docs/experiments.md §2.1).
   c.construction_widths = bounded_list_option(ctx, "--construction-widths", 16, 4096,
@@ -113,7 +118,8 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   c.construction_widths.erase(std::unique(c.construction_widths.begin(), c.construction_widths.end()),
                               c.construction_widths.end());
   c.construction_arm = single_int_option(ctx, "--construction-arm", 0, 1, nightly ? 0 : 1) == 1;
-  if (single_int_option(ctx, "--gelu", 0, 1, 0) == 1) {
+  // The construction arm starts from the construction's ReLU units, so GeLU is the nightly default only without it.
+  if (single_int_option(ctx, "--gelu", 0, 1, nightly && !c.construction_arm ? 1 : 0) == 1) {
     if (c.construction_arm)
       throw InputError("--gelu", "the construction arm starts from ReLU units: add --construction-arm 0");
     c.id_ffn_activation = Activation::Gelu;
@@ -144,15 +150,23 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   if (t.warmup_steps >= t.steps)
     throw InputError("--warmup-steps", "expected fewer warm-up steps than --steps (" + std::to_string(t.steps) + "), got " +
                                            std::to_string(t.warmup_steps));
-  t.fresh_samples = single_int_option(ctx, "--fresh-samples", 0, 1, 0) == 1;
-  t.curriculum_T = bounded_list_option(ctx, "--curriculum-T", 3, 64, {});
+  t.fresh_samples = single_int_option(ctx, "--fresh-samples", 0, 1, nightly ? 1 : 0) == 1;
+  // A stage is drawn fresh at its own length, so the default curriculum goes with fresh samples only.
+  t.curriculum_T = bounded_list_option(ctx, "--curriculum-T", 3, 64,
+                                       nightly && t.fresh_samples ? std::vector<int>{32} : std::vector<int>{});
   std::sort(t.curriculum_T.begin(), t.curriculum_T.end());  // repeated lengths are refused by the option's parser
   if (!t.curriculum_T.empty() && !t.fresh_samples)
     throw InputError("--curriculum-T", "expected --fresh-samples 1 with it (each stage draws samples of its length)");
   t.log_temperatures = single_int_option(ctx, "--log-temperatures", 0, 1, 0) == 1;
-  const std::vector<double> clip = double_list_option(ctx, "--gradient-clip", 0.0, 1e6, {0.0});
-  if (clip.size() != 1) throw InputError("--gradient-clip", "expected one number in (0, 1e6)");
-  t.gradient_clip = clip[0];
+  // 0 turns clipping off, so that a run at nightly, which clips by default, can do without.
+  const auto clip_option = ctx.options.find("--gradient-clip");
+  if (clip_option != ctx.options.end() && clip_option->second == "0") {
+    t.gradient_clip = 0;
+  } else {
+    const std::vector<double> clip = double_list_option(ctx, "--gradient-clip", 0.0, 1e6, {nightly ? 1.0 : 0.0});
+    if (clip.size() != 1) throw InputError("--gradient-clip", "expected one number in (0, 1e6), or 0 for no clipping");
+    t.gradient_clip = clip[0];
+  }
   c.id_training = c.triangle_training = t;
   // Memory is sized by these options: every sequence is held in memory, so the tokens of a cell are capped.
   const long long tokens_cap = 1LL << 22;
