@@ -315,7 +315,13 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
   ctx.options = {{"--batch", "100000"}, {"--fresh-samples", "0"}};
   CHECK_NOTHROW(experiments_config(ctx));
   ctx.options = {{"--batch", "100000"}};  // the nightly default draws fresh samples
-  CHECK_THROWS_AS(experiments_config(ctx), InputError);
+  try {
+    (void)experiments_config(ctx);
+    FAIL("a batch of 10^5 with fresh samples at T = 64 passed the token cap");
+  } catch (const InputError& e) {
+    CHECK(e.argument() == "--batch");  // the option the user gave
+    CHECK(std::string(e.what()).find("--fresh-samples 0") != std::string::npos);
+  }
   ctx.profile = Profile::Quick;
   ctx.options = {};
   const ExperimentsConfig quick = experiments_config(ctx);
@@ -352,6 +358,16 @@ TEST_CASE("experiments: the nightly profile's defaults are the paper-size run's 
   CHECK(off.id_ffn_activation == Activation::Relu);
   ctx.options = {{"--construction-arm", "1"}, {"--gelu", "1"}};
   CHECK_THROWS_AS(experiments_config(ctx), InputError);
+  // Every spelling of zero turns clipping off; a negative clip or a list does not.
+  for (const char* zero : {"0", "0.0", "-0", "0e0"}) {
+    ctx.options = {{"--gradient-clip", zero}};
+    CHECK(experiments_config(ctx).id_training.gradient_clip == 0.0);
+  }
+  for (const char* bad : {"-1e-300", "-1", "1e6", "0,1", "x"}) {
+    ctx.options = {{"--gradient-clip", bad}};
+    INFO(bad);
+    CHECK_THROWS_AS(experiments_config(ctx), InputError);
+  }
   // The other profiles keep the plain recipe, so their baselines are unchanged.
   for (const Profile p : {Profile::Quick, Profile::Full}) {
     ctx.profile = p;

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -158,29 +159,36 @@ ExperimentsConfig experiments_config(const SuiteContext& ctx) {
   if (!t.curriculum_T.empty() && !t.fresh_samples)
     throw InputError("--curriculum-T", "expected --fresh-samples 1 with it (each stage draws samples of its length)");
   t.log_temperatures = single_int_option(ctx, "--log-temperatures", 0, 1, 0) == 1;
-  // 0 turns clipping off, so that a run at nightly, which clips by default, can do without.
-  const auto clip_option = ctx.options.find("--gradient-clip");
-  if (clip_option != ctx.options.end() && clip_option->second == "0") {
-    t.gradient_clip = 0;
-  } else {
-    const std::vector<double> clip = double_list_option(ctx, "--gradient-clip", 0.0, 1e6, {nightly ? 1.0 : 0.0});
-    if (clip.size() != 1) throw InputError("--gradient-clip", "expected one number in (0, 1e6), or 0 for no clipping");
-    t.gradient_clip = clip[0];
+  // 0 turns clipping off, so that a run at nightly, which clips by default, can do without: the range's open lower
+  // end is moved just below 0 (so 0, 0.0 and -0 are read), and anything else outside (0, 1e6) gets one message.
+  std::vector<double> clip;
+  try {
+    clip = double_list_option(ctx, "--gradient-clip", -std::numeric_limits<double>::denorm_min(), 1e6,
+                              {nightly ? 1.0 : 0.0});
+  } catch (const InputError&) {
+    clip.clear();
   }
+  if (clip.size() != 1 || clip[0] < 0)
+    throw InputError("--gradient-clip", "expected one number in (0, 1e6), or 0 for no clipping, got '" +
+                                            ctx.options.at("--gradient-clip") + "'");
+  t.gradient_clip = clip[0];
   c.id_training = c.triangle_training = t;
   // Memory is sized by these options: every sequence is held in memory, so the tokens of a cell are capped.
   const long long tokens_cap = 1LL << 22;
   const int selection = t.restarts > 1 ? t.selection_samples : 0;
   // With fresh samples a step also holds its minibatch's sequences.
   const int fresh = t.fresh_samples ? t.batch : 0;
+  // The message names the option the user gave: the nightly default draws fresh samples, so a --batch alone can
+  // exceed the cap there.
+  const std::string cap_option = fresh > 0 && ctx.options.count("--batch") ? "--batch" : "--train-samples";
   for (int T : c.triangle_T)
     if (static_cast<long long>(t.train_samples + t.valid_samples + selection + fresh) * std::max(T, c.id_T) > tokens_cap)
-      throw InputError("--train-samples", "expected (train + validation + selection samples + the fresh minibatch) x T <= " +
+      throw InputError(cap_option, "expected (train + validation + selection samples + the fresh minibatch) x T <= " +
                                               std::to_string(tokens_cap) + " tokens per cell, got (" +
                                               std::to_string(t.train_samples) + " + " + std::to_string(t.valid_samples) +
                                               " + " + std::to_string(selection) + " + " + std::to_string(fresh) + ") x " +
                                               std::to_string(std::max(T, c.id_T)) +
-                                              " (fewer samples, or a smaller --batch, --id-T or --triangle-T)");
+                                              " (fewer samples, a smaller --batch, --id-T or --triangle-T, or --fresh-samples 0)");
   // The triangle's rise with T is wide (0.05 to 0.95 at quick sizes), so quick trains it for fewer steps.
   if (quick && !ctx.options.count("--steps")) c.triangle_training.steps = 3000;
   if (c.triangle_training.warmup_steps >= c.triangle_training.steps)
