@@ -7,6 +7,7 @@
 #   reports/experiments-run/run.sh --status   points kept so far
 #   D=2,3,4 THREADS=2 run.sh                   a leg over fewer intrinsic dimensions (default 2,3,4,5,6)
 #   INFOFLOW_RUN_BIN=DIR                       where the frozen binary and the key's private copy go (default /work/run-bin)
+source "$(dirname "$0")/../../scripts/lib/help.sh"
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
