@@ -335,7 +335,7 @@ TEST_CASE("experiments: options are checked before any work", "[experiments]") {
             quick.D.size() * quick.seeds);  // the construction arm
 }
 
-TEST_CASE("experiments: the nightly profile's defaults are the paper-size run's recipe; each can be turned off",
+TEST_CASE("experiments: the nightly profile's defaults are the paper-size run's recipe, each can be turned off",
           "[experiments]") {
   SuiteContext ctx;
   ctx.profile = Profile::Nightly;
