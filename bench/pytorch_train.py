@@ -3,12 +3,21 @@
 
 usage: pytorch_train.py DIR --threads K [--target R] [--lr 1e-2] [--steps 3000] [--batch 800] [--eval-every 10] [--seed 1]
                          [--weight-decay WD] [--free-temperatures] [--gradient-clip C] [--pre-layernorm]
+                         [--warmup-steps W] [--fresh-samples]
 
 Also the twin of the experiments' training (scripts/bench-recipe --twin, docs/experiments.md §5.5): AdamW with
 decoupled weight decay WD on the weights, never on the temperatures, which --free-temperatures trains too (kept
 >= 1e-6, as the trainer does); the printed line then also has the validation NMSE (MSE over the population variance
 of the validation targets). --gradient-clip C clips the minibatch gradient's norm to C, as the trainer's
 --gradient-clip does (the temperatures' included).
+
+--warmup-steps W raises the rate linearly to its peak over the first W steps, then the cosine runs over the rest, as
+the trainer's --warmup-steps. --fresh-samples trains on new samples at every step, as the experiments' --fresh-samples,
+drawn by PyTorch's own generator (never the suite's samples: the two sides compare over seeds) from the distribution
+that DIR/fresh.json states: the intrinsic-dimension target F = sum_i max_{s,t} x(s)^T A_i x(t) with x ~ N(0, I_4), its
+matrices "A" (row-major 4x4), the training set's "mean" and "sd" that standardise the targets, and "stage_T", the
+curriculum's lengths (the steps cut into equal stages, the last at the cell's T); DIR/data.json then needs no training
+set.
 
 --pre-layernorm measures a layer kind the weights format does not have (docs/experiments.md §5.4): before each layer's
 attention and before its FFN the token and CLS states go through a LayerNorm of their own (gain 1 and bias 0 at the
@@ -25,6 +34,33 @@ import argparse, json, math, sys, time
 
 import torch
 
+class FreshSamples:
+    """The experiments' fresh samples (--fresh-samples): see the module's docstring."""
+
+    def __init__(self, A, mean, sd, stage_T, dt):
+        self.A, self.mean, self.sd, self.stage_T, self.dt = A, mean, sd, stage_T, dt
+
+    def draw(self, step, steps, count, generator):
+        # The stage of step `step` (1-based), as the suite's drawer cuts the steps: equal stages, the last at the cell's T.
+        stage = min(len(self.stage_T) - 1, (max(step, 1) - 1) * len(self.stage_T) // steps)
+        X = torch.randn(count, self.stage_T[stage], 4, generator=generator, dtype=self.dt)
+        return X, self.standardised_targets(X)
+
+    def standardised_targets(self, X):
+        scores = torch.einsum("nsa,iab,ntb->nist", X, self.A, X)          # x(s)^T A_i x(t)
+        F = scores.flatten(start_dim=2).max(dim=2).values.sum(dim=1)
+        return (F - self.mean) / self.sd
+
+
+def load_fresh(path, dt):
+    spec = json.load(open(path))
+    A = torch.tensor(spec["A"], dtype=dt)
+    stage_T = [int(T) for T in spec["stage_T"]]
+    if A.dim() != 2 or A.shape[1] != 16 or not stage_T or min(stage_T) < 1 or not spec["sd"] > 0:
+        raise ValueError(f"{path}: expected A as rows of 16 numbers, stage_T as lengths >= 1 and sd > 0")
+    return FreshSamples(A.reshape(-1, 4, 4), float(spec["mean"]), float(spec["sd"]), stage_T, dt)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
@@ -39,7 +75,11 @@ def main():
     ap.add_argument("--free-temperatures", action="store_true")
     ap.add_argument("--gradient-clip", type=float, default=0.0)
     ap.add_argument("--pre-layernorm", action="store_true")
+    ap.add_argument("--warmup-steps", type=int, default=0)
+    ap.add_argument("--fresh-samples", action="store_true")
     a = ap.parse_args()
+    if not 0 <= a.warmup_steps < a.steps:
+        ap.error(f"--warmup-steps: expected a number in [0, --steps), got {a.warmup_steps}")
     if not (a.gradient_clip >= 0 and math.isfinite(a.gradient_clip)):
         ap.error(f"--gradient-clip: expected a finite number >= 0 (0: no clipping), got {a.gradient_clip}")
     torch.set_num_threads(a.threads)
@@ -47,10 +87,19 @@ def main():
     dt = torch.float64
     data = json.load(open(a.dir + "/data.json"))
     W = json.load(open(a.dir + "/init.json"))
-    X = torch.tensor(data["train"]["X"], dtype=dt)   # N × T × d
-    y = torch.tensor(data["train"]["y"], dtype=dt)
+    fresh = load_fresh(a.dir + "/fresh.json", dt) if a.fresh_samples else None
+    X = None if fresh else torch.tensor(data["train"]["X"], dtype=dt)   # N × T × d
+    y = None if fresh else torch.tensor(data["train"]["y"], dtype=dt)
     Xv = torch.tensor(data["valid"]["X"], dtype=dt)
     yv = torch.tensor(data["valid"]["y"], dtype=dt)
+    if fresh:
+        # The suite drew the validation set from the distribution fresh.json states: its targets, recomputed here by
+        # the twin's own formula, must agree, or the two sides would train on different tasks.
+        F = fresh.standardised_targets(Xv)
+        worst = float((F - yv).abs().max())
+        if not worst <= 1e-9 * max(1.0, float(yv.abs().max())):
+            sys.exit(f"pytorch_train.py: fresh.json does not give the validation targets of data.json "
+                     f"(largest difference {worst:.3g})")
     def t(v):
         rows = v if isinstance(v[0], list) else [v]
         x = torch.tensor([[float(e) for e in r] for r in rows], dtype=dt)
@@ -133,25 +182,39 @@ def main():
     groups = ([{"params": params, "weight_decay": a.weight_decay}] + ([{"params": betas, "weight_decay": 0.0}] if betas else [])
               + ([{"params": gains, "weight_decay": 0.0}] if gains else []))
     opt = torch.optim.AdamW(groups, lr=a.lr, eps=1e-8)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * s / a.steps)))
+    # The trainer's schedule: step s + 1 (LambdaLR counts from 0) is in the warm-up while s + 1 <= W.
+    w = a.warmup_steps
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / w if s + 1 <= w else 0.5 * (1 + math.cos(math.pi * (s - w) / (a.steps - w))))
     g = torch.Generator().manual_seed(a.seed)
-    N = X.shape[0]
+    N = 0 if fresh else X.shape[0]
     order, cursor = None, N
     start = time.perf_counter()
     reached, steps_run, vr = False, 0, float("nan")
     for step in range(1, a.steps + 1):
-        if a.batch >= N:
+        if fresh:
+            idx = None
+        elif a.batch >= N:
             idx = None
         else:
             if cursor + a.batch > N:
                 order, cursor = torch.randperm(N, generator=g), 0
             idx, cursor = order[cursor:cursor + a.batch], cursor + a.batch
-        Xb, yb = (X, y) if idx is None else (X[idx], y[idx])
+        if fresh:
+            Xb, yb = fresh.draw(step, a.steps, a.batch, g)
+        else:
+            Xb, yb = (X, y) if idx is None else (X[idx], y[idx])
         opt.zero_grad()
         loss = ((forward(Xb) - yb) ** 2).mean()
         loss.backward()
         if a.gradient_clip > 0:
-            torch.nn.utils.clip_grad_norm_([p for group in groups for p in group["params"]], a.gradient_clip)
+            # As the trainer clips: the norm over every trained number, scaled to C when above it (no epsilon, unlike
+            # clip_grad_norm_, so that full-batch runs stay equal to rounding).
+            grads = [p.grad for group in groups for p in group["params"] if p.grad is not None]
+            grad_norm = float(torch.sqrt(sum((g_ ** 2).sum() for g_ in grads)))
+            if grad_norm > a.gradient_clip:
+                for g_ in grads:
+                    g_.mul_(a.gradient_clip / grad_norm)
         opt.step()
         sched.step()
         with torch.no_grad():
@@ -166,6 +229,8 @@ def main():
                 break
     seconds = time.perf_counter() - start
     with torch.no_grad():
+        if fresh:  # samples no step trained on, from the last stage's distribution, as the trainer reports
+            X, y = fresh.draw(a.steps, a.steps, Xv.shape[0], g)
         tr = float(torch.sqrt(((forward(X) - y) ** 2).mean()))
         nmse = float(((forward(Xv) - yv) ** 2).mean() / torch.var(yv, unbiased=False))
     print(json.dumps({"method": "pytorch", "threads": a.threads, "seconds": seconds, "steps": steps_run, "reached": reached,

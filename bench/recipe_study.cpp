@@ -13,9 +13,11 @@
 //
 //   bench-recipe --twin DIR [same options]
 // writes, for the first D and each seed, the (D,D) cell's data and initial model (DIR/seedR/data.json, init.json) for
-// bench/pytorch_train.py, trains the base recipe on them here and prints one JSON line per seed with its NMSE: the
-// PyTorch twin of docs/experiments.md §5.5 (scripts/bench-recipe twin runs both). --orders K trains each seed with K
-// minibatch orders (order 0 is the suite's own run of the cell), to tell the order's spread from a difference.
+// bench/pytorch_train.py, trains one recipe on them here (the base, or the one variant --variants names) and prints
+// one JSON line per seed with its NMSE: the PyTorch twin of docs/experiments.md §5.5 (scripts/bench-recipe twin runs
+// both). --orders K trains each seed with K minibatch orders (order 0 is the suite's own run of the cell), to tell the
+// order's spread from a difference; --orders 0 only writes the twin's data (when the suite's own figures, order 0,
+// are at hand).
 #include "numerics/model/weights_json.hpp"
 #include "numerics/util/errors.hpp"
 #include "numerics/util/file_io.hpp"
@@ -63,6 +65,59 @@ double geometric_mean_ratio(const std::vector<double>& a, const std::vector<doub
   return std::exp(sum / static_cast<double>(a.size()));
 }
 
+// The PyTorch twin's side here (docs/experiments.md §5.5): for each seed, the (D,D) cell's validation set, initial model,
+// settings and, with fresh samples, the distribution they come from, written under dir/seedR for
+// bench/pytorch_train.py; then the cell trained here with `orders` minibatch orders, one JSON line each. Order 0 is
+// the suite's own training of the cell (its figure is the suite's at the same seed); the others only draw their
+// minibatches (or fresh samples) from another generator.
+void run_twin(const std::string& twin, int D, int T, int seeds, int ffn_per_family, bool gelu,
+              const ExperimentTraining& training, int orders, std::uint64_t seed) {
+  const auto as_json = [](const Dataset& d) { return nlohmann::json{{"X", d.X}, {"y", d.y}}; };
+  for (int r = 0; r < seeds; ++r) {
+    ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, D, D, intrinsic_dimension_E(D), r};
+    c.ffn_per_family = ffn_per_family;
+    if (gelu) c.ffn_activation = Activation::Gelu;
+    const CellData data = draw_cell_data(c, training, seed);
+    const std::string dir = twin + "/seed" + std::to_string(r);
+    std::filesystem::create_directories(dir);
+    // With fresh samples the training set only standardised the targets: the twin needs its mean and sd, not its samples.
+    nlohmann::json sets{{"valid", as_json(data.valid)}};
+    if (!training.fresh_samples) sets["train"] = as_json(data.train);
+    write_json_file(dir + "/data.json", sets, "--twin");
+    write_json_file(dir + "/init.json", weights_to_json(random_cell_start(c, seed, 0)), "--twin");
+    if (training.fresh_samples)
+      write_json_file(dir + "/fresh.json",
+                      nlohmann::json{{"A", IntrinsicDimensionTarget::draw(c.target_families(), seed).A},
+                                     {"mean", data.mean},
+                                     {"sd", data.sd},
+                                     {"stage_T", curriculum_stage_lengths(c, training)}},
+                      "--twin");
+    // The recipe as resolved here, for the twin to train with the very same settings.
+    write_json_file(dir + "/settings.json",
+                    nlohmann::json{{"steps", training.steps}, {"batch", training.batch}, {"lr", training.learning_rate},
+                                   {"weight_decay", training.weight_decay}, {"warmup_steps", training.warmup_steps},
+                                   {"gradient_clip", training.gradient_clip}, {"fresh_samples", training.fresh_samples},
+                                   {"orders", orders}},
+                    "--twin");
+    const double variance = population_variance(data.valid.y);
+    for (int order = 0; order < orders; ++order) {
+      const auto t0 = std::chrono::steady_clock::now();
+      TrainOptions o = experiment_train_options(c, training, seed, 0);
+      if (order > 0) o.seed = derive_seed(o.seed, "order-" + std::to_string(order));
+      const Model start = random_cell_start(c, seed, 0);
+      const TrainResult ours =
+          training.fresh_samples
+              ? train_model(start, experiment_sample_drawer(c, training, data.mean, data.sd, seed), data.valid, o)
+              : train_model(start, data.train, data.valid, o);
+      std::cout << nlohmann::json{{"method", "ours"}, {"D", D}, {"T", T}, {"seed", r}, {"order", order}, {"dir", dir},
+                                  {"valid_nmse", ours.valid.rmse * ours.valid.rmse / variance},
+                                  {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}}
+                       .dump()
+                << std::endl;
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -95,8 +150,9 @@ int main(int argc, char** argv) try {
   app.add_option("--threads", threads)->check(CLI::Range(1, 256));
   app.add_option("--seed", seed);
   app.add_option("--twin", twin, "folder for the PyTorch twin's data and initial models");
-  app.add_option("--orders", orders, "with --twin: minibatch orders trained per seed (order 0 is the suite's)")
-      ->check(CLI::Range(1, 16));
+  app.add_option("--orders", orders,
+                 "with --twin: minibatch orders trained per seed (order 0 is the suite's); 0 writes the twin's data only")
+      ->check(CLI::Range(0, 16));
   app.add_flag("--gelu", twin_gelu, "with --twin: GeLU units in the token FFN");
   app.add_option("--ffn-width", ffn_per_family, "token-FFN units per family of every cell (the suite's --id-ffn-width)")
       ->check(CLI::Range(1, 4096));
@@ -110,36 +166,18 @@ int main(int argc, char** argv) try {
     return 2;
   }
   if (!twin.empty()) {
-    const auto as_json = [](const Dataset& d) { return nlohmann::json{{"X", d.X}, {"y", d.y}}; };
-    for (int r = 0; r < seeds; ++r) {
-      const int D = Ds.front();
-      ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, D, D, intrinsic_dimension_E(D), r};
-      c.ffn_per_family = ffn_per_family;
-      if (twin_gelu) c.ffn_activation = Activation::Gelu;
-      const CellData data = draw_cell_data(c, base, seed);
-      const std::string dir = twin + "/seed" + std::to_string(r);
-      std::filesystem::create_directories(dir);
-      write_json_file(dir + "/data.json", nlohmann::json{{"train", as_json(data.train)}, {"valid", as_json(data.valid)}}, "--twin");
-      write_json_file(dir + "/init.json", weights_to_json(random_cell_start(c, seed, 0)), "--twin");
-      // The recipe as resolved here, for the twin to train with the very same settings.
-      write_json_file(dir + "/settings.json",
-                      nlohmann::json{{"steps", base.steps}, {"batch", base.batch}, {"lr", base.learning_rate},
-                                     {"weight_decay", base.weight_decay}, {"orders", orders}},
-                      "--twin");
-      // Order 0 is the suite's own training of the cell; the others only draw their minibatches in another order.
-      const double variance = population_variance(data.valid.y);
-      for (int order = 0; order < orders; ++order) {
-        const auto t0 = std::chrono::steady_clock::now();
-        TrainOptions o = experiment_train_options(c, base, seed, 0);
-        if (order > 0) o.seed = derive_seed(o.seed, "order-" + std::to_string(order));
-        const TrainResult ours = train_model(random_cell_start(c, seed, 0), data.train, data.valid, o);
-        std::cout << nlohmann::json{{"method", "ours"}, {"D", D}, {"T", T}, {"seed", r}, {"order", order}, {"dir", dir},
-                                    {"valid_nmse", ours.valid.rmse * ours.valid.rmse / variance},
-                                    {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}}
-                         .dump()
-                  << std::endl;
-      }
+    // The twin trains one recipe: the base unless --variants names another. PyTorch has no log temperatures.
+    const std::string variant = app.count("--variants") ? variants.front() : "base";
+    if (variants.size() != 1 && app.count("--variants")) {
+      std::fprintf(stderr, "bench-recipe: --variants: expected one variant with --twin, got %zu\n", variants.size());
+      return 2;
     }
+    const ExperimentTraining training = variant_training(variant, base, T);
+    if (training.log_temperatures) {
+      std::fprintf(stderr, "bench-recipe: --variants: the PyTorch twin has no log temperatures, got '%s'\n", variant.c_str());
+      return 2;
+    }
+    run_twin(twin, Ds.front(), T, seeds, ffn_per_family, twin_gelu || variant_gelu(variant), training, orders, seed);
     return 0;
   }
   // Every (variant, D, seed, column) is one single-threaded training; they run side by side.

@@ -415,13 +415,18 @@ Model construction_start(const ExperimentCell& c, const CellData& data, std::uin
 
 }  // namespace
 
-SampleDrawer experiment_sample_drawer(const ExperimentCell& c, const ExperimentTraining& tr, double mean, double sd,
-                                     std::uint64_t suite_seed) {
-  if (!(sd > 0) || tr.steps < 1) throw ContractError("experiment_sample_drawer", "sd > 0 and steps >= 1");
+std::vector<int> curriculum_stage_lengths(const ExperimentCell& c, const ExperimentTraining& tr) {
   std::vector<int> stage_T;
   for (int T : tr.curriculum_T)
     if (T < c.T) stage_T.push_back(T);
   stage_T.push_back(c.T);
+  return stage_T;
+}
+
+SampleDrawer experiment_sample_drawer(const ExperimentCell& c, const ExperimentTraining& tr, double mean, double sd,
+                                     std::uint64_t suite_seed) {
+  if (!(sd > 0) || tr.steps < 1) throw ContractError("experiment_sample_drawer", "sd > 0 and steps >= 1");
+  const std::vector<int> stage_T = curriculum_stage_lengths(c, tr);
   const int steps = tr.steps;
   return [c, stage_T, steps, target = cell_intrinsic_target(c, suite_seed), mean, sd](
              int step, SplitMix64& rng, int count, Dataset& out) {

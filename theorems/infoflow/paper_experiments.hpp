@@ -148,6 +148,9 @@ TrainOptions experiment_train_options(const ExperimentCell& c, const ExperimentT
 /// model from a seeded initialisation and evaluates it on held-out data. Single-threaded (cells run in parallel).
 CellResult run_experiment_cell(const ExperimentCell& c, const ExperimentTraining& training, std::uint64_t suite_seed);
 
+/// The lengths of a cell's curriculum stages, in order: training.curriculum_T's lengths below the cell's T, then T.
+std::vector<int> curriculum_stage_lengths(const ExperimentCell& c, const ExperimentTraining& training);
+
 /// The fresh samples of a cell trained with ExperimentTraining::fresh_samples: sequences from the cell's input
 /// distribution with targets standardised by the cell's training `mean` and `sd`. With a curriculum the steps are cut
 /// into equal stages, one per length of training.curriculum_T below the cell's T, then one at the cell's T: the
