@@ -191,6 +191,8 @@ def main():
     order, cursor = None, N
     start = time.perf_counter()
     reached, steps_run, vr = False, 0, float("nan")
+    stages = []          # with fresh samples: [first step, length] of each stage, as trained
+    clipped_steps = 0    # steps whose gradient was clipped
     for step in range(1, a.steps + 1):
         if fresh:
             idx = None
@@ -202,6 +204,8 @@ def main():
             idx, cursor = order[cursor:cursor + a.batch], cursor + a.batch
         if fresh:
             Xb, yb = fresh.draw(step, a.steps, a.batch, g)
+            if not stages or stages[-1][1] != Xb.shape[1]:
+                stages.append([step, Xb.shape[1]])
         else:
             Xb, yb = (X, y) if idx is None else (X[idx], y[idx])
         opt.zero_grad()
@@ -211,8 +215,9 @@ def main():
             # As the trainer clips: the norm over every trained number, scaled to C when above it (no epsilon, unlike
             # clip_grad_norm_, so that full-batch runs stay equal to rounding).
             grads = [p.grad for group in groups for p in group["params"] if p.grad is not None]
-            grad_norm = float(torch.sqrt(sum((g_ ** 2).sum() for g_ in grads)))
+            grad_norm = math.sqrt(sum(float((g_ ** 2).sum()) for g_ in grads))
             if grad_norm > a.gradient_clip:
+                clipped_steps += 1
                 for g_ in grads:
                     g_.mul_(a.gradient_clip / grad_norm)
         opt.step()
@@ -230,11 +235,12 @@ def main():
     seconds = time.perf_counter() - start
     with torch.no_grad():
         if fresh:  # samples no step trained on, from the last stage's distribution, as the trainer reports
-            X, y = fresh.draw(a.steps, a.steps, Xv.shape[0], g)
+            X, y = fresh.draw(max(1, steps_run), a.steps, Xv.shape[0], g)
         tr = float(torch.sqrt(((forward(X) - y) ** 2).mean()))
         nmse = float(((forward(Xv) - yv) ** 2).mean() / torch.var(yv, unbiased=False))
     print(json.dumps({"method": "pytorch", "threads": a.threads, "seconds": seconds, "steps": steps_run, "reached": reached,
-                      "valid_rmse": vr, "train_rmse": tr, "valid_nmse": nmse}))
+                      "valid_rmse": vr, "train_rmse": tr, "valid_nmse": nmse, "clipped_steps": clipped_steps,
+                      **({"stages": stages} if fresh else {})}))
 
 if __name__ == "__main__":
     main()

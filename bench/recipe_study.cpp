@@ -65,6 +65,22 @@ double geometric_mean_ratio(const std::vector<double>& a, const std::vector<doub
   return std::exp(sum / static_cast<double>(a.size()));
 }
 
+// The curriculum as the trainer meets it: each stage as [first step, length], read from the lengths of the sequences
+// the cell's fresh-sample drawer gives at every step (the twin prints the same list for its own drawer).
+nlohmann::json stages_drawn(const ExperimentCell& c, const ExperimentTraining& training, const CellData& data,
+                            std::uint64_t seed) {
+  const SampleDrawer draw = experiment_sample_drawer(c, training, data.mean, data.sd, seed);
+  SplitMix64 rng(derive_seed(seed, "twin-stages"));
+  nlohmann::json stages = nlohmann::json::array();
+  for (int step = 1; step <= training.steps; ++step) {
+    Dataset one;
+    draw(step, rng, 1, one);
+    const int length = static_cast<int>(one.X.front().size());
+    if (stages.empty() || stages.back()[1] != length) stages.push_back({step, length});
+  }
+  return stages;
+}
+
 // The PyTorch twin's side here (docs/experiments.md §5.5): for each seed, the (D,D) cell's validation set, initial model,
 // settings and, with fresh samples, the distribution they come from, written under dir/seedR for
 // bench/pytorch_train.py; then the cell trained here with `orders` minibatch orders, one JSON line each. Order 0 is
@@ -100,6 +116,7 @@ void run_twin(const std::string& twin, int D, int T, int seeds, int ffn_per_fami
                                    {"orders", orders}},
                     "--twin");
     const double variance = population_variance(data.valid.y);
+    const nlohmann::json stages = training.fresh_samples ? stages_drawn(c, training, data, seed) : nlohmann::json();
     for (int order = 0; order < orders; ++order) {
       const auto t0 = std::chrono::steady_clock::now();
       TrainOptions o = experiment_train_options(c, training, seed, 0);
@@ -111,7 +128,8 @@ void run_twin(const std::string& twin, int D, int T, int seeds, int ffn_per_fami
               : train_model(start, data.train, data.valid, o);
       std::cout << nlohmann::json{{"method", "ours"}, {"D", D}, {"T", T}, {"seed", r}, {"order", order}, {"dir", dir},
                                   {"valid_nmse", ours.valid.rmse * ours.valid.rmse / variance},
-                                  {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}}
+                                  {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
+                                  {"stages", stages}}
                        .dump()
                 << std::endl;
     }
@@ -160,6 +178,10 @@ int main(int argc, char** argv) try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (app.count("--orders") && twin.empty()) {
+    std::fprintf(stderr, "bench-recipe: --orders: expected --twin DIR with it\n");
+    return 2;
   }
   if (twin_gelu && twin.empty()) {
     std::fprintf(stderr, "bench-recipe: --gelu: expected --twin DIR with it (for the study, --variants gelu,combined-gelu)\n");
