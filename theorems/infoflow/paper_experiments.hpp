@@ -37,7 +37,8 @@ double triangle_centre_target(const std::vector<std::vector<double>>& X);
 /// gives a bounded-cost plan (docs/experiments.md §5). Needs T >= 2.
 double pair_sum_target(const std::vector<std::vector<double>>& X);
 
-/// The training recipe shared by every cell (the paper's: AdamW, cosine schedule, weight decay).
+/// The training recipe shared by every cell: AdamW, a cosine schedule and weight decay as in the paper, the rest the
+/// project's own choices (docs/experiments.md §2 lists where it differs from the paper).
 struct ExperimentTraining {
   int train_samples = 2000;
   int valid_samples = 1000;
