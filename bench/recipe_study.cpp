@@ -11,7 +11,7 @@
 // (fresh samples, the curriculum and clipping), all (every change at once). Prints one JSON line per cell, then a Markdown table: per variant and D, the (D,D) NMSE (mean and
 // best over seeds), its ratio to the base (geometric mean over the paired seeds), and the (D-1,D)/(D,D) effect.
 //
-//   bench-recipe --twin DIR [same options]
+//   bench-recipe --twin DIR [same options] [--first-seed R] [--orders K]
 // writes, for the first D and each seed, the (D,D) cell's data and initial model (DIR/seedR/data.json, init.json) for
 // bench/pytorch_train.py, trains one recipe on them here (the base, or the one variant --variants names) and prints
 // one JSON line per seed with its NMSE: the PyTorch twin of docs/experiments.md §5.5 (scripts/bench-recipe twin runs
@@ -86,10 +86,10 @@ nlohmann::json stages_drawn(const ExperimentCell& c, const ExperimentTraining& t
 // bench/pytorch_train.py; then the cell trained here with `orders` minibatch orders, one JSON line each. Order 0 is
 // the suite's own training of the cell (its figure is the suite's at the same seed); the others only draw their
 // minibatches (or fresh samples) from another generator.
-void run_twin(const std::string& twin, int D, int T, int seeds, int ffn_per_family, bool gelu,
+void run_twin(const std::string& twin, int D, int T, int first_seed, int seeds, int ffn_per_family, bool gelu,
               const ExperimentTraining& training, int orders, std::uint64_t seed) {
   const auto as_json = [](const Dataset& d) { return nlohmann::json{{"X", d.X}, {"y", d.y}}; };
-  for (int r = 0; r < seeds; ++r) {
+  for (int r = first_seed; r < first_seed + seeds; ++r) {
     ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, D, D, intrinsic_dimension_E(D), r};
     c.ffn_per_family = ffn_per_family;
     if (gelu) c.ffn_activation = Activation::Gelu;
@@ -141,7 +141,7 @@ void run_twin(const std::string& twin, int D, int T, int seeds, int ffn_per_fami
 int main(int argc, char** argv) try {
   CLI::App app{"the experiments' training recipe, one change at a time (docs/experiments.md §5.4)"};
   std::vector<int> Ds{2, 3};
-  int T = 16, seeds = 3, threads = 2;
+  int T = 16, seeds = 3, threads = 2, first_seed = 0;
   ExperimentTraining base;
   base.steps = 4000;
   base.train_samples = 20000;
@@ -158,6 +158,8 @@ int main(int argc, char** argv) try {
   app.add_option("--D", Ds)->check(CLI::Range(2, 6))->delimiter(',');
   app.add_option("--T", T)->check(CLI::Range(4, 64));
   app.add_option("--seeds", seeds)->check(CLI::Range(1, 16));
+  app.add_option("--first-seed", first_seed, "with --twin: the first replicate seed (to revisit one cell)")
+      ->check(CLI::Range(0, 15));
   app.add_option("--steps", base.steps)->check(CLI::Range(20, 1000000));
   app.add_option("--train", base.train_samples)->check(CLI::Range(64, 100000));
   app.add_option("--batch", base.batch)->check(CLI::Range(1, 4096));
@@ -179,10 +181,11 @@ int main(int argc, char** argv) try {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  if (app.count("--orders") && twin.empty()) {
-    std::fprintf(stderr, "bench-recipe: --orders: expected --twin DIR with it\n");
-    return 2;
-  }
+  for (const char* twin_only : {"--orders", "--first-seed"})
+    if (app.count(twin_only) && twin.empty()) {
+      std::fprintf(stderr, "bench-recipe: %s: expected --twin DIR with it\n", twin_only);
+      return 2;
+    }
   if (twin_gelu && twin.empty()) {
     std::fprintf(stderr, "bench-recipe: --gelu: expected --twin DIR with it (for the study, --variants gelu,combined-gelu)\n");
     return 2;
@@ -199,7 +202,7 @@ int main(int argc, char** argv) try {
       std::fprintf(stderr, "bench-recipe: --variants: the PyTorch twin has no log temperatures, got '%s'\n", variant.c_str());
       return 2;
     }
-    run_twin(twin, Ds.front(), T, seeds, ffn_per_family, twin_gelu || variant_gelu(variant), training, orders, seed);
+    run_twin(twin, Ds.front(), T, first_seed, seeds, ffn_per_family, twin_gelu || variant_gelu(variant), training, orders, seed);
     return 0;
   }
   // Every (variant, D, seed, column) is one single-threaded training; they run side by side.
