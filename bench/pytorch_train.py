@@ -93,6 +93,11 @@ def main():
     Xv = torch.tensor(data["valid"]["X"], dtype=dt)
     yv = torch.tensor(data["valid"]["y"], dtype=dt)
     if fresh:
+        # Every stage is at most the cell's T, the validation set's length, and the last is that T: a file that says
+        # otherwise is not the suite's (and would size the draws).
+        if max(fresh.stage_T) > Xv.shape[1] or fresh.stage_T[-1] != Xv.shape[1]:
+            sys.exit(f"pytorch_train.py: fresh.json: expected stage lengths <= {Xv.shape[1]} (the validation set's T), "
+                     f"the last equal to it, got {fresh.stage_T}")
         # The suite drew the validation set from the distribution fresh.json states: its targets, recomputed here by
         # the twin's own formula, must agree, or the two sides would train on different tasks.
         F = fresh.standardised_targets(Xv)
@@ -195,19 +200,16 @@ def main():
     clipped_steps = 0    # steps whose gradient was clipped
     for step in range(1, a.steps + 1):
         if fresh:
-            idx = None
+            Xb, yb = fresh.draw(step, a.steps, a.batch, g)
+            if not stages or stages[-1][1] != Xb.shape[1]:
+                stages.append([step, Xb.shape[1]])
         elif a.batch >= N:
-            idx = None
+            Xb, yb = X, y
         else:
             if cursor + a.batch > N:
                 order, cursor = torch.randperm(N, generator=g), 0
             idx, cursor = order[cursor:cursor + a.batch], cursor + a.batch
-        if fresh:
-            Xb, yb = fresh.draw(step, a.steps, a.batch, g)
-            if not stages or stages[-1][1] != Xb.shape[1]:
-                stages.append([step, Xb.shape[1]])
-        else:
-            Xb, yb = (X, y) if idx is None else (X[idx], y[idx])
+            Xb, yb = X[idx], y[idx]
         opt.zero_grad()
         loss = ((forward(Xb) - yb) ** 2).mean()
         loss.backward()
