@@ -96,9 +96,12 @@ struct Shape {
 
 Shape random_shape(SplitMix64& rng) {
   Shape s;
-  s.m = 1 + static_cast<int>(rng.uniform_index(31));  // every split into blocks of 16, 8, 4, 2 and 1 rows
+  // One shape in four is long: the kernels cut n into passes of 16 to 4096 columns (fewer the more rows m + k), and
+  // only a long shape crosses from one pass into the next.
+  const bool long_shape = rng.uniform_index(4) == 0;
+  s.m = 1 + static_cast<int>(rng.uniform_index(long_shape ? 300 : 31));  // blocks of 16, 8, 4, 2 and 1 rows
   s.k = 1 + static_cast<int>(rng.uniform_index(19));  // transposed tiles of 8, 4, 2 and 1 columns, in every mix
-  s.n = static_cast<std::int64_t>(rng.uniform_index(38));  // 0 and every remainder of the column blocks
+  s.n = static_cast<std::int64_t>(rng.uniform_index(long_shape ? 700 : 38));  // 0, every remainder of the blocks
   s.lda = s.m + static_cast<std::int64_t>(rng.uniform_index(3));
   s.ldb = s.k + static_cast<std::int64_t>(rng.uniform_index(3));
   s.ldc = s.m + static_cast<std::int64_t>(rng.uniform_index(3));
