@@ -4,6 +4,7 @@
 //
 //   bench-gelu [--units 1048576] [--reps 5]
 // Prints one JSON line per repetition (nanoseconds per unit for σ and σ' together, each route) and then the medians.
+#include "bench/bench_common.hpp"
 #include "numerics/scalar/gelu.hpp"
 #include "numerics/train/small_products.hpp"
 
@@ -21,12 +22,7 @@ int main(int argc, char** argv) {
   int units = 1 << 20, reps = 5;
   app.add_option("--units", units, "arguments per pass, spread over [-3, 3]")->check(CLI::Range(1, 1 << 26));
   app.add_option("--reps", reps, "paired repetitions")->check(CLI::Range(1, 1000));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);  // prints the help, or the error naming the option
-    return rc == 0 ? 0 : 2;      // bad input: exit 2
-  }
+  if (const auto stop = infoflow::bench::parse_options(app, argc, argv)) return *stop;
 
   std::vector<double> x(static_cast<std::size_t>(units)), value(x.size()), slope(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 3.0 * std::sin(0.37 * static_cast<double>(i));  // where units live
@@ -49,11 +45,7 @@ int main(int argc, char** argv) {
                      .dump()
               << "\n";
   }
-  const auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
-  const double k = median(kernel_ns), s = median(scalar_ns);
+  const double k = infoflow::bench::median(kernel_ns), s = infoflow::bench::median(scalar_ns);
   std::cout << nlohmann::json{{"units", units}, {"kernel_ns_per_unit", k}, {"scalar_ns_per_unit", s},
                               {"scalar_over_kernel", s / k}, {"checksum", checksum}}
                    .dump()

@@ -4,6 +4,7 @@
 //
 //   bench-products [--E 24] [--width 128] [--columns 4096] [--reps 7]
 // Prints one JSON line per product (median seconds of a call, and multiply-adds per second).
+#include "bench/bench_common.hpp"
 #include "numerics/train/small_products.hpp"
 
 #include <CLI/CLI.hpp>
@@ -26,11 +27,6 @@ struct Product {
   int m, k;         // multiply: C (m × n) = A (m × k) · B (k × n); transposed: G (m × k) += P (m × n) · Q (k × n)ᵀ
 };
 
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,12 +36,7 @@ int main(int argc, char** argv) {
   app.add_option("--width", width, "hidden units")->check(CLI::Range(1, 4096));
   app.add_option("--columns", columns, "tokens per product")->check(CLI::Range(1, 1 << 16));
   app.add_option("--reps", reps, "repetitions (the median is reported)")->check(CLI::Range(1, 1000));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);  // prints the help, or the error naming the option
-    return rc == 0 ? 0 : 2;      // bad input: exit 2
-  }
+  if (const auto stop = infoflow::bench::parse_options(app, argc, argv)) return *stop;
   const std::vector<Product> products = {
       {"hidden = W1 X", false, width, E},     {"out = W2 hidden", false, E, width},
       {"g_hidden = W2^T g", false, width, E}, {"g_X = W1^T g_hidden", false, E, width},
@@ -66,7 +57,7 @@ int main(int argc, char** argv) {
         infoflow::small_products::multiply(p.m, p.k, columns, a.data(), p.m, b.data(), p.k, c.data(), p.m, Start::Zero);
       seconds.push_back(std::chrono::duration<double>(clock::now() - t0).count());
     }
-    const double s = median(seconds);
+    const double s = infoflow::bench::median(seconds);
     std::cout << nlohmann::json{{"product", p.name}, {"m", p.m}, {"k", p.k}, {"columns", columns}, {"seconds", s},
                                 {"multiply_adds_per_second", static_cast<double>(p.m) * p.k * columns / s},
                                 {"checksum", c[0]}}
