@@ -33,8 +33,9 @@ int main(int argc, char** argv) {
   CLI::App app{"The trainer's products at a token FFN's shapes (docs/training.md)"};
   int E = 24, width = 128, columns = 4096, reps = 7;
   app.add_option("--E", E, "the model's width (the FFN's inputs and outputs)")->check(CLI::Range(1, 1024));
-  app.add_option("--width", width, "hidden units")->check(CLI::Range(1, 4096));
-  app.add_option("--columns", columns, "tokens per product")->check(CLI::Range(1, 1 << 16));
+  // The operands hold max(E, width) × columns entries each: at most 16 M (128 MB) within these ranges.
+  app.add_option("--width", width, "hidden units")->check(CLI::Range(1, 1024));
+  app.add_option("--columns", columns, "tokens per product")->check(CLI::Range(1, 1 << 14));
   app.add_option("--reps", reps, "repetitions (the median is reported)")->check(CLI::Range(1, 1000));
   if (const auto stop = infoflow::bench::parse_options(app, argc, argv)) return *stop;
   const std::vector<Product> products = {
