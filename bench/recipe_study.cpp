@@ -11,6 +11,11 @@
 // (fresh samples, the curriculum and clipping), all (every change at once). Prints one JSON line per cell, then a Markdown table: per variant and D, the (D,D) NMSE (mean and
 // best over seeds), its ratio to the base (geometric mean over the paired seeds), and the (D-1,D)/(D,D) effect.
 //
+//   bench-recipe --from-construction [same options]
+// trains only the (D,D) cells, each from the explicit construction (the suite's construction arm,
+// docs/experiments.md §5.3; ReLU units, so no GeLU variant), and prints where each started and ended: is a better
+// solution of the architecture reachable, and does the recipe keep it?
+//
 //   bench-recipe --twin DIR [same options] [--first-seed R] [--orders K]
 // writes, for the first D and each seed, the (D,D) cell's data and initial model (DIR/seedR/data.json, init.json) for
 // bench/pytorch_train.py, trains one recipe on them here (the base, or the one variant --variants names) and prints
@@ -22,6 +27,7 @@
 #include "numerics/util/errors.hpp"
 #include "numerics/util/file_io.hpp"
 #include "numerics/util/number_text.hpp"
+#include "theorems/infoflow/intrinsic_construction.hpp"
 #include "theorems/infoflow/paper_experiments.hpp"
 
 #include <CLI/CLI.hpp>
@@ -155,6 +161,7 @@ int main(int argc, char** argv) try {
   int orders = 1;
   bool twin_gelu = false;
   int ffn_per_family = ExperimentCell{}.ffn_per_family;
+  bool from_construction = false;
   app.add_option("--D", Ds)->check(CLI::Range(2, 6))->delimiter(',');
   app.add_option("--T", T)->check(CLI::Range(4, 64));
   app.add_option("--seeds", seeds)->check(CLI::Range(1, 16));
@@ -176,6 +183,8 @@ int main(int argc, char** argv) try {
   app.add_flag("--gelu", twin_gelu, "with --twin: GeLU units in the token FFN");
   app.add_option("--ffn-width", ffn_per_family, "token-FFN units per family of every cell (the suite's --id-ffn-width)")
       ->check(CLI::Range(1, 4096));
+  app.add_flag("--from-construction", from_construction,
+               "train only the (D,D) cells, each from the construction (ReLU units; the suite's construction arm)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -190,6 +199,22 @@ int main(int argc, char** argv) try {
     std::fprintf(stderr, "bench-recipe: --gelu: expected --twin DIR with it (for the study, --variants gelu,combined-gelu)\n");
     return 2;
   }
+  if (from_construction && !twin.empty()) {
+    std::fprintf(stderr, "bench-recipe: --from-construction: not with --twin (the twin starts from the suite's random start)\n");
+    return 2;
+  }
+  if (from_construction && !valid_construction_width(ffn_per_family)) {
+    std::fprintf(stderr, "bench-recipe: --ffn-width: the construction needs a multiple of 16 units per family, got %d\n",
+                 ffn_per_family);
+    return 2;
+  }
+  if (from_construction)
+    for (const auto& v : variants)
+      if (variant_gelu(v)) {
+        std::fprintf(stderr, "bench-recipe: --variants: the construction's units are ReLU, so not '%s' with --from-construction\n",
+                     v.c_str());
+        return 2;
+      }
   if (!twin.empty()) {
     // The twin trains one recipe: the base unless --variants names another. PyTorch has no log temperatures.
     const std::string variant = app.count("--variants") ? variants.front() : "base";
@@ -216,9 +241,10 @@ int main(int argc, char** argv) try {
   for (const auto& v : variants)
     for (int D : Ds)
       for (int r = 0; r < seeds; ++r)
-        for (int column = 0; column < 2; ++column) {
+        for (int column = 0; column < (from_construction ? 1 : 2); ++column) {
           ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, column == 1 ? D - 1 : D, D, intrinsic_dimension_E(D), r};
           c.ffn_per_family = ffn_per_family;
+          c.from_construction = from_construction;
           if (variant_gelu(v)) c.ffn_activation = Activation::Gelu;
           jobs.push_back({v, c, {}, 0});
         }
@@ -231,7 +257,8 @@ int main(int argc, char** argv) try {
 #pragma omp critical
     std::cout << nlohmann::json{{"variant", jobs[j].variant}, {"D", jobs[j].cell.D}, {"arch", jobs[j].cell.arch_label()},
                                 {"seed", jobs[j].cell.replicate}, {"nmse", jobs[j].result.nmse},
-                                {"diverged", jobs[j].result.diverged}, {"seconds", jobs[j].seconds}}
+                                {"start_nmse", jobs[j].result.start_nmse}, {"diverged", jobs[j].result.diverged},
+                                {"seconds", jobs[j].seconds}}
                      .dump()
               << std::endl;
   } catch (...) {
@@ -261,7 +288,7 @@ int main(int argc, char** argv) try {
       std::printf("| %s | %d | %s | %s | %s | %s | %s |\n", v.c_str(), D, format(mean_of(s.dd)).c_str(),
                   format(*std::min_element(s.dd.begin(), s.dd.end())).c_str(), per_seed.c_str(),
                   base_run != by.end() ? format(geometric_mean_ratio(s.dd, base_run->second.dd)).c_str() : "-",
-                  format(geometric_mean_ratio(s.fewer, s.dd)).c_str());
+                  s.fewer.empty() ? "-" : format(geometric_mean_ratio(s.fewer, s.dd)).c_str());
     }
   return 0;
 } catch (const std::exception& e) {
