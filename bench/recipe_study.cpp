@@ -8,7 +8,8 @@
 // Variants: base (a fixed training set, peak rate --lr, no warm-up, temperatures stepped as they are), fresh (new
 // samples at every step), lr1e-3 (peak rate 1e-3 with a warm-up over 5 % of the steps), log-temp (temperatures in log
 // space), clip (gradient norm clipped to 1), curriculum (fresh samples, the first half of the steps at T/2), combined
-// (fresh samples, the curriculum and clipping), all (every change at once). Prints one JSON line per cell, then a Markdown table: per variant and D, the (D,D) NMSE (mean and
+// (fresh samples, the curriculum and clipping), all (every change at once); gelu and combined-gelu: GeLU units in the
+// token FFN, alone and with combined; curriculum-8-gelu: combined-gelu with the curriculum T/8, T/4, T/2 before T. Prints one JSON line per cell, then a Markdown table: per variant and D, the (D,D) NMSE (mean and
 // best over seeds), its ratio to the base (geometric mean over the paired seeds), and the (D-1,D)/(D,D) effect.
 //
 //   bench-recipe --from-construction [same options]
@@ -46,19 +47,27 @@ using namespace infoflow;
 
 namespace {
 
-const std::vector<std::string> kVariants{"base",     "fresh",    "lr1e-3", "log-temp",     "clip",
-                                         "curriculum", "combined", "all",    "gelu", "combined-gelu"};
+const std::vector<std::string> kVariants{"base",     "fresh",    "lr1e-3", "log-temp",      "clip",         "curriculum",
+                                         "combined", "all",      "gelu",   "combined-gelu", "curriculum-8-gelu"};
 
 // GeLU units in the token FFN: the architecture's, not the recipe's.
-bool variant_gelu(const std::string& v) { return v == "gelu" || v == "combined-gelu"; }
+bool variant_gelu(const std::string& v) { return v == "gelu" || v == "combined-gelu" || v == "curriculum-8-gelu"; }
 
 ExperimentTraining variant_training(const std::string& v, ExperimentTraining t, int T) {
-  const bool all = v == "all", combined = v == "combined" || v == "combined-gelu";
+  // curriculum-8-gelu: combined-gelu with the longer curriculum the review proposed, T/8, T/4, T/2 before T
+  // (8, 16, 32 before 64), equal shares of the steps.
+  const bool long_curriculum = v == "curriculum-8-gelu";
+  const bool all = v == "all", combined = v == "combined" || v == "combined-gelu" || long_curriculum;
   if (v == "fresh" || v == "curriculum" || combined || all) t.fresh_samples = true;
   if (v == "lr1e-3" || all) t.learning_rate = 1e-3, t.warmup_steps = t.steps / 20;
   if (v == "log-temp" || all) t.log_temperatures = true;
   if (v == "clip" || combined || all) t.gradient_clip = 1.0;
   if ((v == "curriculum" || combined || all) && T / 2 >= 3) t.curriculum_T = {T / 2};
+  if (long_curriculum) {
+    t.curriculum_T.clear();
+    for (int shorter : {T / 8, T / 4, T / 2})
+      if (shorter >= 3) t.curriculum_T.push_back(shorter);
+  }
   return t;
 }
 
