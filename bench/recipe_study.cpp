@@ -2,7 +2,7 @@
 // and (D-1,D) cells trained with one recipe change at a time against a base, on the same data and seeds, so that each
 // change's effect is measured alone. scripts/bench-recipe runs it.
 //
-//   bench-recipe [--D 2,3] [--T 16] [--seeds 3] [--steps 4000] [--train 20000] [--batch 64] [--lr 3e-3]
+//   bench-recipe [--D 2,3] [--T 16] [--seeds 3] [--first-seed 0] [--steps 4000] [--train 20000] [--batch 64] [--lr 3e-3]
 //                [--variants base,fresh,...] [--ffn-width 16] [--threads 2] [--seed 20260529]
 //
 // Variants: base (a fixed training set, peak rate --lr, no warm-up, temperatures stepped as they are), fresh (new
@@ -17,7 +17,7 @@
 // docs/experiments.md §5.3; ReLU units, so no GeLU variant), and prints where each started and ended: is a better
 // solution of the architecture reachable, and does the recipe keep it?
 //
-//   bench-recipe --twin DIR [same options] [--first-seed R] [--orders K]
+//   bench-recipe --twin DIR [same options] [--orders K]
 // writes, for the first D and each seed, the (D,D) cell's data and initial model (DIR/seedR/data.json, init.json) for
 // bench/pytorch_train.py, trains one recipe on them here (the base, or the one variant --variants names) and prints
 // one JSON line per seed with its NMSE: the PyTorch twin of docs/experiments.md §5.5 (scripts/bench-recipe twin runs
@@ -174,7 +174,7 @@ int main(int argc, char** argv) try {
   app.add_option("--D", Ds)->check(CLI::Range(2, 6))->delimiter(',');
   app.add_option("--T", T)->check(CLI::Range(4, 64));
   app.add_option("--seeds", seeds)->check(CLI::Range(1, 16));
-  app.add_option("--first-seed", first_seed, "with --twin: the first replicate seed (to revisit one cell)")
+  app.add_option("--first-seed", first_seed, "the first replicate seed (to revisit cells; first seed + seeds <= 16)")
       ->check(CLI::Range(0, 15));
   app.add_option("--steps", base.steps)->check(CLI::Range(20, 1000000));
   app.add_option("--train", base.train_samples)->check(CLI::Range(64, 100000));
@@ -199,11 +199,15 @@ int main(int argc, char** argv) try {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  for (const char* twin_only : {"--orders", "--first-seed"})
-    if (app.count(twin_only) && twin.empty()) {
-      std::fprintf(stderr, "bench-recipe: %s: expected --twin DIR with it\n", twin_only);
-      return 2;
-    }
+  if (app.count("--orders") && twin.empty()) {
+    std::fprintf(stderr, "bench-recipe: --orders: expected --twin DIR with it\n");
+    return 2;
+  }
+  if (first_seed + seeds > 16) {
+    std::fprintf(stderr, "bench-recipe: --first-seed: seeds %d to %d, expected the last at most 15\n", first_seed,
+                 first_seed + seeds - 1);
+    return 2;
+  }
   if (twin_gelu && twin.empty()) {
     std::fprintf(stderr, "bench-recipe: --gelu: expected --twin DIR with it (for the study, --variants gelu,combined-gelu)\n");
     return 2;
@@ -249,7 +253,7 @@ int main(int argc, char** argv) try {
   std::vector<Job> jobs;
   for (const auto& v : variants)
     for (int D : Ds)
-      for (int r = 0; r < seeds; ++r)
+      for (int r = first_seed; r < first_seed + seeds; ++r)
         for (int column = 0; column < (from_construction ? 1 : 2); ++column) {
           ExperimentCell c{ExperimentKind::IntrinsicDimension, D, T, column == 1 ? D - 1 : D, D, intrinsic_dimension_E(D), r};
           c.ffn_per_family = ffn_per_family;
@@ -284,7 +288,7 @@ int main(int argc, char** argv) try {
     BySeed& v = by[{j.variant, j.cell.D}];
     std::vector<double>& column = j.cell.h1 == j.cell.D ? v.dd : v.fewer;
     column.resize(static_cast<std::size_t>(seeds), NAN);
-    column[static_cast<std::size_t>(j.cell.replicate)] = j.result.diverged ? NAN : j.result.nmse;
+    column[static_cast<std::size_t>(j.cell.replicate - first_seed)] = j.result.diverged ? NAN : j.result.nmse;
   }
   std::printf("\n| variant | D | (D,D) NMSE mean | best | per seed | vs base (geo. mean of paired ratios) | (D-1,D)/(D,D) geo. mean |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
