@@ -9,8 +9,9 @@
 // samples at every step), lr1e-3 (peak rate 1e-3 with a warm-up over 5 % of the steps), log-temp (temperatures in log
 // space), clip (gradient norm clipped to 1), curriculum (fresh samples, the first half of the steps at T/2), combined
 // (fresh samples, the curriculum and clipping), all (every change at once); gelu and combined-gelu: GeLU units in the
-// token FFN, alone and with combined; curriculum-8-gelu: combined-gelu with the curriculum T/8, T/4, T/2 before T. Prints one JSON line per cell, then a Markdown table: per variant and D, the (D,D) NMSE (mean and
-// best over seeds), its ratio to the base (geometric mean over the paired seeds), and the (D-1,D)/(D,D) effect.
+// token FFN, alone and with combined; curriculum-8-gelu: combined-gelu with the curriculum T/8, T/4, T/2 before T.
+// Prints one JSON line per cell, then a Markdown table: per variant and D, the (D,D) NMSE (mean and best over seeds),
+// its ratio to the base (geometric mean over the paired seeds), and the (D-1,D)/(D,D) effect.
 //
 //   bench-recipe --from-construction [same options]
 // trains only the (D,D) cells, each from the explicit construction (the suite's construction arm,
@@ -62,11 +63,10 @@ ExperimentTraining variant_training(const std::string& v, ExperimentTraining t, 
   if (v == "lr1e-3" || all) t.learning_rate = 1e-3, t.warmup_steps = t.steps / 20;
   if (v == "log-temp" || all) t.log_temperatures = true;
   if (v == "clip" || combined || all) t.gradient_clip = 1.0;
-  if ((v == "curriculum" || combined || all) && T / 2 >= 3) t.curriculum_T = {T / 2};
-  if (long_curriculum) {
-    t.curriculum_T.clear();
-    for (int shorter : {T / 8, T / 4, T / 2})
-      if (shorter >= 3) t.curriculum_T.push_back(shorter);
+  if (v == "curriculum" || combined || all) {
+    const std::vector<int> shorter = long_curriculum ? std::vector<int>{T / 8, T / 4, T / 2} : std::vector<int>{T / 2};
+    for (int stage_T : shorter)
+      if (stage_T >= 3) t.curriculum_T.push_back(stage_T);  // the suite's lengths start at 3
   }
   return t;
 }
