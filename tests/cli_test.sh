@@ -38,6 +38,11 @@ expect "bad precision" 2 "--precision: expected double, mpfr:BITS or arb:BITS" -
 expect "bad precision bits" 2 "--precision" -- "$cli" eval --weights "$work/bad.json" --inputs "$work/bad.json" --precision mpfr:abc
 expect "bad profile" 2 "--profile: expected quick, full or nightly" -- "$cli" all --profile slow --out "$work/x"
 expect "bad threads" 2 "--threads" -- "$cli" all --threads -3 --out "$work/x"
+# --adopt-build takes a commit stamp of another build, for the commands that keep checkpoints.
+own_build=$("$cli" --version | sed -n 's/.*(commit \(.*\))$/\1/p')
+expect "adopt-build not a stamp" 2 "--adopt-build: expected a build's commit stamp" -- "$cli" all --only lemmas --adopt-build '../x' --out "$work/x"
+expect "adopt-build of this build" 2 "--adopt-build: '$own_build' is this build" -- "$cli" all --only lemmas --adopt-build "$own_build" --out "$work/x"
+expect "adopt-build without checkpoints" 2 "--adopt-build: only .all. and the suite commands" -- "$cli" plan --target "min_{s,t} dot(x[s], x[t])" --layers 1 --d 2 --E 6 --T 8 --adopt-build 0123456789ab
 # eval on exported weights: a bad input value or token shape names the input's path.
 "$cli" thm1 --T 2 --eps 0.1 --fit-T 2 --p 2 --n 1 --class-T 4 --class-fit-T 3 --class-fit-p 1,2 --out "$work/w" >/dev/null 2>&1
 weights="$work/w/weights/thm1-two-layer-d2-T2-eps0.1.json"

@@ -278,3 +278,43 @@ TEST_CASE("An evidence route names two different computations", "[claims]") {
   CHECK(r.checks[0].claimed_by == "claimed");
   CHECK(r.checks[0].compared_by == "compared");
 }
+
+#include <unistd.h>
+
+#include <filesystem>
+
+TEST_CASE("--adopt-build: a suite's checkpoints take another build's points, and its result says so", "[claims][sweep]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("infoflow-adopt-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  SuiteContext ctx;
+  ctx.profile = Profile::Quick;
+  ctx.seed = 7;
+  ctx.out_dir = dir.string();
+  {
+    // What build 0123456789ab left behind: the fingerprint as SuiteContext::checkpoint writes it, with its stamp.
+    SweepCheckpoint old((dir / "points.checkpoint.jsonl").string(), "quick/seed=7/v1/build=0123456789ab");
+    for (int i = 0; i < 3; ++i) old.append("p" + std::to_string(i), i * 10);
+  }
+  const std::vector<std::string> keys{"p0", "p1", "p2"};
+  SuiteInfo info;
+  info.id = "adopting";
+  info.title = "a suite over three points";
+  int computed = 0;
+  info.run = [&](const SuiteContext& c) {
+    SweepCheckpoint cp = c.checkpoint("points", "v1");
+    (void)run_sweep<int>("points", keys, [&](std::size_t i) { ++computed; return static_cast<int>(i) * 10; }, cp, 1);
+    return SuiteResult{};
+  };
+  SECTION("without --adopt-build every point is recomputed") {
+    (void)run_suite(info, ctx);
+    CHECK(computed == 3);
+  }
+  SECTION("with it, two are recomputed and the note names the build") {
+    ctx.adopt_build = "0123456789ab";
+    const SuiteResult r = run_suite(info, ctx);
+    CHECK(computed == 2);
+    REQUIRE(r.notes.size() == 1);
+    CHECK_THAT(r.notes[0], Catch::Contains("1 point(s) computed by build 0123456789ab adopted"));
+  }
+  std::filesystem::remove_all(dir);
+}

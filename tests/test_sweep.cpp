@@ -4,7 +4,9 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -216,5 +218,101 @@ TEST_CASE("A checkpoint keeps NaN and infinities across a resume", "[sweep]") {
   CHECK(std::isnan(v["rmse"][1].get<double>()));
   CHECK(v["gap"].get<double>() == INFINITY);
   CHECK(v["low"].get<double>() == -INFINITY);
+  std::filesystem::remove(path);
+}
+
+namespace {
+// Points p0 .. p(n-1) of another build, Square{i, i²}, under fingerprint "build=old".
+void write_old_build_points(const std::string& path, int n) {
+  SweepCheckpoint old(path, "v1/build=old");
+  for (int i = 0; i < n; ++i) old.append("p" + std::to_string(i), json(Square{std::size_t(i), std::size_t(i * i)}));
+}
+SweepCheckpoint::Adoption adopt_old(const std::shared_ptr<std::vector<std::string>>& notes) {
+  return {"v1/build=old", "build old", notes};
+}
+}  // namespace
+
+TEST_CASE("Another build's points are adopted once its first and last recompute to the same bits", "[sweep]") {
+  const std::string path = fresh_path("adopt");
+  write_old_build_points(path, 5);
+  auto notes = std::make_shared<std::vector<std::string>>();
+  std::vector<std::size_t> computed;
+  std::mutex mu;
+  const auto square = [&](std::size_t i) {
+    std::lock_guard<std::mutex> lock(mu);
+    computed.push_back(i);
+    return Square{i, i * i};
+  };
+  {
+    SweepCheckpoint cp(path, "v1/build=new", adopt_old(notes));
+    REQUIRE(cp.size() == 0);            // the other build's lines are not this build's finished points
+    REQUIRE(cp.adoptable().size() == 5);
+    const auto out = run_sweep<Square>("s", keys(6), square, cp, 2);
+    for (std::size_t i = 0; i < out.size(); ++i) REQUIRE(out[i].sq == i * i);
+  }
+  std::sort(computed.begin(), computed.end());
+  CHECK(computed == std::vector<std::size_t>{0, 4, 5});  // the two witnesses and the point no build had
+  REQUIRE(notes->size() == 1);
+  CHECK_THAT(notes->front(), Catch::Contains("3 point(s) computed by build old adopted") && Catch::Contains("p0, p4"));
+  // The adopted points are now this build's: a later run resumes them without adoption, computing nothing.
+  computed.clear();
+  SweepCheckpoint again(path, "v1/build=new");
+  CHECK(again.size() == 6);
+  (void)run_sweep<Square>("s", keys(6), square, again, 1);
+  CHECK(computed.empty());
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("A witness that differs in its last bit stops the adoption, and no point of that build is taken", "[sweep]") {
+  const std::string path = fresh_path("adopt-differs");
+  {
+    SweepCheckpoint old(path, "v1/build=old");
+    for (int i = 0; i < 5; ++i) old.append("p" + std::to_string(i), json{{"x", 0.1 * i}});
+  }
+  auto notes = std::make_shared<std::vector<std::string>>();
+  {
+    SweepCheckpoint cp(path, "v1/build=new", adopt_old(notes));
+    // This build computes p4 one ulp away from the other build's record: only the text of the last bit differs.
+    const auto compute = [](std::size_t i) {
+      const double x = 0.1 * static_cast<double>(i);
+      return json{{"x", i == 4 ? std::nextafter(x, 1.0) : x}};
+    };
+    try {
+      (void)run_sweep<json>("s", keys(5), compute, cp, 1);
+      FAIL("the adoption went ahead");
+    } catch (const InputError& e) {
+      CHECK(e.argument() == "--adopt-build");
+      CHECK_THAT(std::string(e.what()), Catch::Contains("'p4' differs from that of build old"));
+    }
+  }
+  CHECK(notes->empty());
+  SweepCheckpoint after(path, "v1/build=new");
+  CHECK(after.size() == 2);  // the two witnesses, as this build computed them; none of the other build's points
+  CHECK(after.has("p0"));
+  CHECK(after.has("p4"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("An adoption interrupted after its witnesses does not recompute them, nor pick others", "[sweep]") {
+  const std::string path = fresh_path("adopt-resume");
+  write_old_build_points(path, 5);
+  {
+    SweepCheckpoint cp(path, "v1/build=new");  // an earlier run of this build recomputed the witnesses, then stopped
+    cp.append("p0", json(Square{0, 0}));
+    cp.append("p4", json(Square{4, 16}));
+  }
+  auto notes = std::make_shared<std::vector<std::string>>();
+  std::atomic<int> calls{0};
+  SweepCheckpoint cp(path, "v1/build=new", adopt_old(notes));
+  (void)run_sweep<Square>("s", keys(5), [&](std::size_t i) { ++calls; return Square{i, i * i}; }, cp, 1);
+  CHECK(calls.load() == 0);
+  REQUIRE(notes->size() == 1);
+  CHECK_THAT(notes->front(), Catch::Contains("3 point(s)"));
+  // A sweep whose points are all this build's already adopts nothing and says nothing.
+  auto quiet = std::make_shared<std::vector<std::string>>();
+  SweepCheckpoint done(path, "v1/build=new", adopt_old(quiet));
+  (void)run_sweep<Square>("s", keys(5), [&](std::size_t i) { ++calls; return Square{i, i * i}; }, done, 1);
+  CHECK(calls.load() == 0);
+  CHECK(quiet->empty());
   std::filesystem::remove(path);
 }

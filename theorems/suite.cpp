@@ -29,10 +29,15 @@ Profile parse_profile(const std::string& s) {
 
 SweepCheckpoint SuiteContext::checkpoint(const std::string& name, const std::string& version) const {
   // The build commit is part of the fingerprint: after a code change no cached point (a certified bound,
-  // a fit) is reused; within one build an interrupted run resumes. `version` distinguishes computations.
-  const std::string fp = std::string(profile_name(profile)) + "/seed=" + std::to_string(seed) + "/" + version +
-                         "/build=" + INFOFLOW_BUILD_COMMIT;
-  return SweepCheckpoint((std::filesystem::path(out_dir) / (name + ".checkpoint.jsonl")).string(), fp);
+  // a fit) is reused unless --adopt-build names that build and the sweep recomputes two of its points to the same
+  // bits; within one build an interrupted run resumes. `version` distinguishes computations.
+  const auto fingerprint = [&](const std::string& build) {
+    return std::string(profile_name(profile)) + "/seed=" + std::to_string(seed) + "/" + version + "/build=" + build;
+  };
+  SweepCheckpoint::Adoption adoption;
+  if (!adopt_build.empty()) adoption = {fingerprint(adopt_build), "build " + adopt_build, adoption_notes};
+  return SweepCheckpoint((std::filesystem::path(out_dir) / (name + ".checkpoint.jsonl")).string(),
+                         fingerprint(INFOFLOW_BUILD_COMMIT), std::move(adoption));
 }
 
 namespace {
@@ -112,6 +117,7 @@ SuiteResult run_suite(const SuiteInfo& suite, const SuiteContext& ctx) {
   ensure_directory(ctx.out_dir, "--out");
   const auto t0 = std::chrono::steady_clock::now();
   SuiteResult r = suite.run(ctx);
+  if (ctx.adoption_notes) r.notes.insert(r.notes.end(), ctx.adoption_notes->begin(), ctx.adoption_notes->end());
   settle_compared(r);
   // The claims settled from this suite's own evidence (evidence in other suites is settled when the report is made).
   settle_claims(r);

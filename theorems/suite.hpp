@@ -36,6 +36,11 @@ struct SuiteContext {
   std::map<std::string, std::string> options;  // suite options given on the command line, by name
   /// Set by the mutation harness only: its record of the unmutated run's stages, to replay (theorems/stage.hpp).
   std::shared_ptr<StageMemo> stages = nullptr;
+  /// `--adopt-build COMMIT`: the points another build of this configuration left in the checkpoints are adopted once
+  /// this build recomputes two of them to the same records (SweepCheckpoint::Adoption); empty: never.
+  std::string adopt_build;
+  /// What the checkpoints adopted, one line each; run_suite adds them to the result's notes.
+  std::shared_ptr<std::vector<std::string>> adoption_notes = std::make_shared<std::vector<std::string>>();
   /// A checkpoint in out_dir whose fingerprint ties it to this seed, profile and build, and to `version`.
   SweepCheckpoint checkpoint(const std::string& name, const std::string& version) const;
 };

@@ -4,6 +4,8 @@
 
 namespace infoflow {
 
+std::string build_commit() { return INFOFLOW_BUILD_COMMIT; }
+
 std::string build_version() { return std::string(INFOFLOW_VERSION) + " (commit " + INFOFLOW_BUILD_COMMIT + ")"; }
 
 }  // namespace infoflow

@@ -67,6 +67,7 @@ struct GlobalOptions {
   std::string profile = "quick";
   int threads = 0;
   std::string out = "infoflow-out";
+  std::string adopt_build;  // --adopt-build: another build whose checkpointed points may be adopted (SuiteContext)
 };
 
 struct PrecisionSpec {
@@ -115,6 +116,27 @@ void validate_out(const std::string& out) {
   if (out.empty()) throw InputError("--out", "expected a folder name, got an empty string");
 }
 
+// A commit stamp as cmake/build_commit.cmake writes it: 12 hex digits, optionally "-dirty-" and 8 more, or "nogit-"
+// and 12. It goes into a fingerprint that is compared, never into a path or a shell.
+void validate_adopt_build(const std::string& build) {
+  if (build.empty()) return;
+  const auto hex = [&](std::size_t from, std::size_t count) {
+    return build.size() >= from + count &&
+           std::all_of(build.begin() + static_cast<std::ptrdiff_t>(from), build.begin() + static_cast<std::ptrdiff_t>(from + count),
+                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  };
+  const bool stamp = (build.size() == 12 && hex(0, 12)) ||
+                     (build.size() == 27 && hex(0, 12) && build.compare(12, 7, "-dirty-") == 0 && hex(19, 8)) ||
+                     (build.size() == 18 && build.compare(0, 6, "nogit-") == 0 && hex(6, 12));
+  if (!stamp)
+    throw InputError("--adopt-build", "expected a build's commit stamp as its --version prints it (12 hex digits, e.g. "
+                                      "8f5042b2aa2f), got '" + build + "'");
+  if (build == build_commit())
+    throw InputError("--adopt-build", "'" + build + "' is this build: its points are resumed without adoption");
+  if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1)
+    throw InputError("--adopt-build", "expected one process: another build's points are adopted by a run without MPI");
+}
+
 SuiteContext make_context(const GlobalOptions& g, const SuiteInfo& suite, const std::string& out_dir,
                           const std::string& position = {}) {
   SuiteContext ctx;
@@ -122,6 +144,7 @@ SuiteContext make_context(const GlobalOptions& g, const SuiteInfo& suite, const 
   ctx.seed = g.seed;
   ctx.threads = resolve_threads(g.threads);
   ctx.out_dir = out_dir;
+  ctx.adopt_build = g.adopt_build;
   // The reproduction command leaves out --out and --threads: neither changes a result.
   ctx.command = "infoflow-verify " + suite.alias + " --profile " + g.profile + " --seed " + std::to_string(g.seed);
   auto printer = std::make_shared<ProgressPrinter>(suite.id, position);
@@ -634,7 +657,7 @@ int end_distributed(int exit_code) {
 // CLI11 answers a mistyped subcommand with "A subcommand is required"; name it instead. The first argument that is
 // neither an option nor a global option's value is the subcommand.
 void reject_unknown_subcommand(const std::vector<std::string>& args, CLI::App& app) {
-  static const std::set<std::string> takes_value{"--seed", "--profile", "--threads", "--out"};
+  static const std::set<std::string> takes_value{"--seed", "--profile", "--threads", "--out", "--adopt-build"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (takes_value.count(a)) {
@@ -678,6 +701,8 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   app.add_option("--profile", g.profile, "quick | full | nightly");
   app.add_option("--threads", g.threads, "worker threads (0 = all cores)");
   app.add_option("--out", g.out, "output folder");
+  app.add_option("--adopt-build", g.adopt_build,
+                 "with all or a suite: keep this earlier build's checkpointed points if two recompute to the same bits");
 
   auto* all = app.add_subcommand("all", "run every suite and write the report (index.html, report.md, results.json, junit.xml)");
   std::string only, skip, report_baseline;
@@ -813,7 +838,7 @@ int cli_main(int argc, char** argv, const char* single_suite) {
   for (CLI::App* sub : app.get_subcommands({}))
     sub->footer(sub->get_footer() + (sub->get_footer().empty() ? "" : "\n") +
                 "Global options (before or after the subcommand): --seed N, --profile quick|full|nightly, --threads K, "
-                "--out DIR, --version; `infoflow-verify --help` lists every subcommand.");
+                "--out DIR, --adopt-build COMMIT, --version; `infoflow-verify --help` lists every subcommand.");
 
   try {
     reject_unknown_subcommand(args, app);
@@ -823,12 +848,13 @@ int cli_main(int argc, char** argv, const char* single_suite) {
     (void)parse_profile(g.profile);
     (void)resolve_threads(g.threads);
     validate_out(g.out);
-    if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1) {
-      bool suite_command = all->parsed();
-      for (const auto& [cmd, suite] : suite_cmds) suite_command = suite_command || cmd->parsed();
-      if (!suite_command)
-        throw InputError("infoflow-verify-mpi", "only `all` and the suite commands run under MPI; run the others with infoflow-verify");
-    }
+    validate_adopt_build(g.adopt_build);
+    bool suite_command = all->parsed();
+    for (const auto& [cmd, suite] : suite_cmds) suite_command = suite_command || cmd->parsed();
+    if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1 && !suite_command)
+      throw InputError("infoflow-verify-mpi", "only `all` and the suite commands run under MPI; run the others with infoflow-verify");
+    if (!g.adopt_build.empty() && !suite_command)
+      throw InputError("--adopt-build", "only `all` and the suite commands keep checkpoints to adopt");
     if (all->parsed()) return cmd_all(g, only, skip, report_baseline);
     if (eval->parsed()) return cmd_eval(weights, inputs, precision);
     if (fit->parsed()) return cmd_fit(csv, band, fit_json, g.seed);

@@ -10,6 +10,7 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -52,8 +53,10 @@ std::string sealed_checkpoint_line(const std::string& checkpoint_path, const std
   return sealed_line(std::filesystem::path(checkpoint_path).filename().string(), record_text);
 }
 
-SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint)
-    : path_(std::move(path)), fingerprint_(std::move(fingerprint)) {
+SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint, Adoption adoption)
+    : path_(std::move(path)), fingerprint_(std::move(fingerprint)), adoption_(std::move(adoption)) {
+  if (!adoption_.fingerprint.empty() && adoption_.fingerprint == fingerprint_)
+    throw ContractError("SweepCheckpoint", "the points offered for adoption have this checkpoint's own fingerprint");
   // Under MPI only the root owns checkpoints: a worker's checkpoint is empty and never touches the file.
   if (!is_root_process()) return;
   const std::filesystem::path p(path_);
@@ -81,6 +84,7 @@ SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint)
   ::close(fd);
   std::stringstream lines(text);
   std::string line;
+  std::map<std::string, std::size_t> adoptable_at;  // key -> its place in adoptable_
   while (std::getline(lines, line)) {
     // A line that is not a sealed, well-formed record of this configuration (torn, edited, forged, of another
     // version) is not a finished point: it is skipped and the point recomputed.
@@ -95,8 +99,14 @@ SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint)
     const nlohmann::json* j = &parsed;
     const auto key = j->find("key"), fingerprint = j->find("fingerprint"), value = j->find("value");
     if (key == j->end() || !key->is_string() || value == j->end()) continue;
-    if (fingerprint == j->end() || !fingerprint->is_string() || *fingerprint != fingerprint_) continue;
-    done_[key->get<std::string>()] = decode_nonfinite(*value);
+    if (fingerprint == j->end() || !fingerprint->is_string()) continue;
+    if (*fingerprint == fingerprint_) {
+      done_[key->get<std::string>()] = decode_nonfinite(*value);
+    } else if (!adoption_.fingerprint.empty() && *fingerprint == adoption_.fingerprint) {
+      const auto [at, first] = adoptable_at.emplace(key->get<std::string>(), adoptable_.size());
+      if (first) adoptable_.emplace_back(key->get<std::string>(), decode_nonfinite(*value));
+      else adoptable_[at->second].second = decode_nonfinite(*value);
+    }
   }
   if (untrusted_ > 0)
     std::fprintf(stderr, "warning: %zu line(s) of checkpoint '%s' are not sealed by this user's key (%s): their points "
@@ -144,6 +154,16 @@ namespace detail {
 
 namespace {
 
+// The points of this sweep that are not (readably) in the checkpoint, in key order.
+std::vector<std::size_t> pending_points(const std::vector<std::string>& keys,
+                                        const std::function<bool(const nlohmann::json&)>& readable,
+                                        const SweepCheckpoint& checkpoint) {
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (!checkpoint.has(keys[i]) || !readable(checkpoint.get(keys[i]))) pending.push_back(i);
+  return pending;
+}
+
 // Several processes: the root hands out the pending points and keeps the checkpoint; then every rank gets the
 // records of all points (or the first error) from the root, so the suite code after the sweep runs on identical
 // data everywhere. A point's record does not depend on which rank computed it.
@@ -153,9 +173,7 @@ std::vector<nlohmann::json> run_distributed(SweepDistributor& d, const std::stri
                                             SweepCheckpoint& checkpoint, const ProgressFn& progress) {
   std::string text;
   if (d.is_root()) {
-    std::vector<std::size_t> pending;
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (!checkpoint.has(keys[i]) || !readable(checkpoint.get(keys[i]))) pending.push_back(i);
+    const std::vector<std::size_t> pending = pending_points(keys, readable, checkpoint);
     const std::size_t reused = keys.size() - pending.size();
     std::size_t done = reused;
     if (progress) progress(SweepProgress{label, reused, keys.size(), reused});
@@ -176,21 +194,11 @@ std::vector<nlohmann::json> run_distributed(SweepDistributor& d, const std::stri
   return all.at("values").get<std::vector<nlohmann::json>>();
 }
 
-}  // namespace
-
-std::vector<nlohmann::json> run_sweep_json(const std::string& label, const std::vector<std::string>& keys,
-                                           const std::function<nlohmann::json(std::size_t)>& compute,
-                                           const std::function<bool(const nlohmann::json&)>& readable,
-                                           SweepCheckpoint& checkpoint, int threads, const ProgressFn& progress) {
-  {
-    std::set<std::string> unique(keys.begin(), keys.end());
-    if (unique.size() != keys.size()) throw NumericError("sweep '" + label + "': duplicate point keys");
-  }
-  if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1)
-    return run_distributed(*d, label, keys, compute, readable, checkpoint, progress);
-  std::vector<std::size_t> pending;
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    if (!checkpoint.has(keys[i]) || !readable(checkpoint.get(keys[i]))) pending.push_back(i);
+// Computes the points `pending` (indices into keys) on `threads` threads and appends each to the checkpoint as it
+// finishes. The first error is rethrown once the points in flight have finished; the finished points stay.
+void compute_points(const std::string& label, const std::vector<std::string>& keys, const std::vector<std::size_t>& pending,
+                    const std::function<nlohmann::json(std::size_t)>& compute, SweepCheckpoint& checkpoint, int threads,
+                    const ProgressFn& progress) {
   const std::size_t reused = keys.size() - pending.size();
   std::atomic<std::size_t> done{reused};
   std::exception_ptr first_error;
@@ -222,6 +230,72 @@ std::vector<nlohmann::json> run_sweep_json(const std::string& label, const std::
 #pragma omp parallel num_threads(threads > 0 ? threads : 1)
   release_thread_caches();
   if (first_error) std::rethrow_exception(first_error);
+}
+
+// Another build's points (SweepCheckpoint::Adoption) become this sweep's finished points only when this build computes
+// the same records: the first and the last of them (in the order that build wrote them) are recomputed, or read when
+// an earlier run of this build already recomputed them, and compared with that build's records as text, which prints
+// every double to the last bit. Two builds whose code differs only where this computation does not go (a faster kernel
+// with the same bits, a new option) agree; any other difference shows in a trained model's last bits, and so in every
+// record after it. When both agree, the other points are appended as this build's, so a later run needs no adoption.
+void adopt_points(const std::string& label, const std::vector<std::string>& keys,
+                  const std::function<nlohmann::json(std::size_t)>& compute,
+                  const std::function<bool(const nlohmann::json&)>& readable, SweepCheckpoint& checkpoint, int threads,
+                  const ProgressFn& progress) {
+  const auto finished = [&](std::size_t i) { return checkpoint.has(keys[i]) && readable(checkpoint.get(keys[i])); };
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < keys.size(); ++i) index[keys[i]] = i;
+  std::vector<std::pair<std::size_t, const nlohmann::json*>> offered;  // (point, the other build's record)
+  for (const auto& [key, value] : checkpoint.adoptable())
+    if (const auto it = index.find(key); it != index.end() && readable(value)) offered.emplace_back(it->second, &value);
+  if (std::all_of(offered.begin(), offered.end(), [&](const auto& point) { return finished(point.first); })) return;
+  if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1)
+    throw InputError("--adopt-build", "expected one process: another build's points are adopted by a run without MPI");
+
+  std::vector<std::pair<std::size_t, const nlohmann::json*>> witnesses{offered.front()};
+  if (offered.back().first != offered.front().first) witnesses.push_back(offered.back());
+  std::vector<std::size_t> recompute;
+  for (const auto& [i, value] : witnesses)
+    if (!finished(i)) recompute.push_back(i);
+  const std::string& source = checkpoint.adoption().source;
+  std::fprintf(stderr, "sweep '%s': recomputing %zu point(s) of %s before adopting its points\n", label.c_str(),
+               recompute.size(), source.c_str());
+  compute_points(label, keys, recompute, compute, checkpoint, threads, progress);
+  std::string named;
+  for (const auto& [i, value] : witnesses) {
+    if (encode_record_text(checkpoint.get(keys[i])) != encode_record_text(*value))
+      throw InputError("--adopt-build", "sweep '" + label + "': this build's record of point '" + keys[i] +
+                                            "' differs from that of " + source + ", so none of " + source +
+                                            "'s points is adopted; run without --adopt-build to recompute them");
+    named += (named.empty() ? "" : ", ") + keys[i];
+  }
+  std::size_t adopted = 0;
+  for (const auto& [i, value] : offered)
+    if (!finished(i)) {
+      checkpoint.append(keys[i], *value);
+      ++adopted;
+    }
+  const std::string note = "Sweep '" + label + "': " + std::to_string(adopted) + " point(s) computed by " + source +
+                           " adopted (--adopt-build) after this build recomputed " + named +
+                           " to the same record, bit for bit.";
+  std::fprintf(stderr, "%s\n", note.c_str());
+  if (checkpoint.adoption().notes) checkpoint.adoption().notes->push_back(note);
+}
+
+}  // namespace
+
+std::vector<nlohmann::json> run_sweep_json(const std::string& label, const std::vector<std::string>& keys,
+                                           const std::function<nlohmann::json(std::size_t)>& compute,
+                                           const std::function<bool(const nlohmann::json&)>& readable,
+                                           SweepCheckpoint& checkpoint, int threads, const ProgressFn& progress) {
+  {
+    std::set<std::string> unique(keys.begin(), keys.end());
+    if (unique.size() != keys.size()) throw NumericError("sweep '" + label + "': duplicate point keys");
+  }
+  if (!checkpoint.adoptable().empty()) adopt_points(label, keys, compute, readable, checkpoint, threads, progress);
+  if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1)
+    return run_distributed(*d, label, keys, compute, readable, checkpoint, progress);
+  compute_points(label, keys, pending_points(keys, readable, checkpoint), compute, checkpoint, threads, progress);
 
   std::vector<nlohmann::json> out;
   out.reserve(keys.size());

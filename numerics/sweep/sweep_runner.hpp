@@ -6,13 +6,16 @@
 // fsync'd; SEAL is the record's HMAC under this user's key (numerics/util/record_seal.hpp), so a line someone
 // else wrote or edited is not taken for a finished point. A kill can tear at most the line being written; on
 // reopen a torn tail is cut off. Records whose fingerprint differs (other seed, profile or code version of the
-// point) are ignored. The file is opened with O_NOFOLLOW: a symbolic link in its place is refused (InputError).
+// point) are ignored, unless they are another build's points offered for adoption (SweepCheckpoint::Adoption). The
+// file is opened with O_NOFOLLOW: a symbolic link in its place is refused (InputError).
 #include <nlohmann/json.hpp>
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace infoflow {
@@ -23,8 +26,18 @@ std::string sealed_checkpoint_line(const std::string& checkpoint_path, const std
 
 class SweepCheckpoint {
  public:
+  /// Points of this configuration that another build computed (`--adopt-build`; docs/input-limits.md, "Another
+  /// build's points"): the lines of `fingerprint` are kept apart, and run_sweep takes them as finished points only after
+  /// recomputing two of them to the same records, bit for bit. `source` names them in messages ("build 8f5042b2aa2f");
+  /// each adoption adds a line to `notes` (the suite's result shows it).
+  struct Adoption {
+    std::string fingerprint;
+    std::string source;
+    std::shared_ptr<std::vector<std::string>> notes;
+  };
+
   /// Opens (creating if needed) the checkpoint file; `fingerprint` identifies the configuration.
-  SweepCheckpoint(std::string path, std::string fingerprint);
+  SweepCheckpoint(std::string path, std::string fingerprint, Adoption adoption = {});
   bool has(const std::string& key) const;
   const nlohmann::json& get(const std::string& key) const;
   void append(const std::string& key, const nlohmann::json& value);
@@ -32,10 +45,15 @@ class SweepCheckpoint {
   const std::string& path() const { return path_; }
   /// Lines that were not sealed by this user's key (forged, edited, or another user's): their points are recomputed.
   std::size_t untrusted_lines() const { return untrusted_; }
+  const Adoption& adoption() const { return adoption_; }
+  /// The other build's points (Adoption), each key once with its last record, in the order that build first wrote them.
+  const std::vector<std::pair<std::string, nlohmann::json>>& adoptable() const { return adoptable_; }
 
  private:
   std::string path_;
   std::string fingerprint_;
+  Adoption adoption_;
+  std::vector<std::pair<std::string, nlohmann::json>> adoptable_;
   std::map<std::string, nlohmann::json> done_;
   std::size_t untrusted_ = 0;
   mutable std::mutex mu_;
@@ -62,6 +80,9 @@ std::vector<nlohmann::json> run_sweep_json(const std::string& label, const std::
 /// Computes compute(i) for every key not yet in the checkpoint, in parallel on `threads` OpenMP
 /// threads, and returns the records of all keys in key order (reused and new alike). The first
 /// exception thrown by a point is rethrown after the others in flight finish; finished points stay.
+/// Another build's points (SweepCheckpoint::Adoption) are first checked: the first and the last of them that this sweep
+/// names are recomputed (or read, when this build already has them), and only if both records are the same to the last
+/// bit are the others taken as finished; otherwise InputError (--adopt-build) and none is taken.
 /// `Record` converts to and from JSON (nlohmann's to_json/from_json found by ADL); JSON exists only
 /// in the checkpoint file. A stored record that does not read back as a Record is recomputed.
 template <class Record, class Compute>
