@@ -314,7 +314,14 @@ TEST_CASE("--adopt-build: a suite's checkpoints take another build's points, and
     const SuiteResult r = run_suite(info, ctx);
     CHECK(computed == 2);
     REQUIRE(r.notes.size() == 1);
-    CHECK_THAT(r.notes[0], Catch::Contains("1 point(s) computed by build 0123456789ab adopted"));
+    CHECK_THAT(r.notes[0], Catch::Contains("1 point(s) computed by build 0123456789ab and adopted"));
+    // A later run without the option resumes every point and its result still names the build.
+    SuiteContext later = ctx;
+    later.adopt_build.clear();
+    later.adoption_notes = std::make_shared<std::vector<std::string>>();
+    const SuiteResult again = run_suite(info, later);
+    CHECK(computed == 2);
+    CHECK(again.notes == r.notes);
   }
   std::filesystem::remove_all(dir);
 }

@@ -253,13 +253,53 @@ TEST_CASE("Another build's points are adopted once its first and last recompute 
   std::sort(computed.begin(), computed.end());
   CHECK(computed == std::vector<std::size_t>{0, 4, 5});  // the two witnesses and the point no build had
   REQUIRE(notes->size() == 1);
-  CHECK_THAT(notes->front(), Catch::Contains("3 point(s) computed by build old adopted") && Catch::Contains("p0, p4"));
-  // The adopted points are now this build's: a later run resumes them without adoption, computing nothing.
+  CHECK_THAT(notes->front(), Catch::Contains("3 point(s) computed by build old and adopted") && Catch::Contains("p0, p4"));
+  // The adopted points are now this checkpoint's: a later run resumes them without the option, computing nothing, and
+  // its result still says where they came from.
   computed.clear();
-  SweepCheckpoint again(path, "v1/build=new");
+  auto later = std::make_shared<std::vector<std::string>>();
+  SweepCheckpoint again(path, "v1/build=new", {{}, {}, later});
   CHECK(again.size() == 6);
+  CHECK(again.adopted_from("p2") != nullptr);
+  CHECK(again.adopted_from("p4") == nullptr);  // a witness is this build's own
   (void)run_sweep<Square>("s", keys(6), square, again, 1);
   CHECK(computed.empty());
+  CHECK(*later == *notes);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("An adopted point is never a witness: a later adoption recomputes it", "[sweep]") {
+  // The review's case: a first run adopts p1 and p3 (witnesses p0, p4); a second run over p1, p2, p3 must not take
+  // p2 on the word of p1 and p3, which are the other build's records themselves.
+  const std::string path = fresh_path("adopt-twice");
+  write_old_build_points(path, 5);
+  std::vector<std::string> computed;
+  std::mutex mu;
+  const std::vector<std::string> first{"p0", "p1", "p3", "p4"}, second{"p1", "p2", "p3"};
+  const auto square_of = [&](const std::vector<std::string>& k) {
+    return [&, k](std::size_t i) {
+      std::lock_guard<std::mutex> lock(mu);
+      computed.push_back(k[i]);
+      const std::size_t n = std::stoul(k[i].substr(1));
+      return Square{n, n * n};
+    };
+  };
+  auto notes = std::make_shared<std::vector<std::string>>();
+  {
+    SweepCheckpoint cp(path, "v1/build=new", adopt_old(notes));
+    (void)run_sweep<Square>("s", first, square_of(first), cp, 1);
+  }
+  CHECK(computed == std::vector<std::string>{"p0", "p4"});
+  computed.clear();
+  notes->clear();
+  SweepCheckpoint cp(path, "v1/build=new", adopt_old(notes));
+  (void)run_sweep<Square>("s", second, square_of(second), cp, 1);
+  CHECK(computed == std::vector<std::string>{"p1", "p3"});  // recomputed, now this build's own
+  CHECK(cp.adopted_from("p1") == nullptr);
+  REQUIRE(cp.adopted_from("p2") != nullptr);
+  CHECK((*cp.adopted_from("p2"))["witnesses"] == json{"p1", "p3"});
+  REQUIRE(notes->size() == 1);
+  CHECK_THAT(notes->front(), Catch::Contains("1 point(s) computed by build old"));
   std::filesystem::remove(path);
 }
 
@@ -308,11 +348,17 @@ TEST_CASE("An adoption interrupted after its witnesses does not recompute them, 
   CHECK(calls.load() == 0);
   REQUIRE(notes->size() == 1);
   CHECK_THAT(notes->front(), Catch::Contains("3 point(s)"));
-  // A sweep whose points are all this build's already adopts nothing and says nothing.
-  auto quiet = std::make_shared<std::vector<std::string>>();
-  SweepCheckpoint done(path, "v1/build=new", adopt_old(quiet));
-  (void)run_sweep<Square>("s", keys(5), [&](std::size_t i) { ++calls; return Square{i, i * i}; }, done, 1);
-  CHECK(calls.load() == 0);
-  CHECK(quiet->empty());
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("Only witnesses to adopt: nothing is adopted and no note says otherwise", "[sweep]") {
+  const std::string path = fresh_path("adopt-none");
+  write_old_build_points(path, 2);
+  auto notes = std::make_shared<std::vector<std::string>>();
+  std::atomic<int> calls{0};
+  SweepCheckpoint cp(path, "v1/build=new", adopt_old(notes));
+  (void)run_sweep<Square>("s", keys(2), [&](std::size_t i) { ++calls; return Square{i, i * i}; }, cp, 1);
+  CHECK(calls.load() == 2);
+  CHECK(notes->empty());
   std::filesystem::remove(path);
 }

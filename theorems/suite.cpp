@@ -34,7 +34,7 @@ SweepCheckpoint SuiteContext::checkpoint(const std::string& name, const std::str
   const auto fingerprint = [&](const std::string& build) {
     return std::string(profile_name(profile)) + "/seed=" + std::to_string(seed) + "/" + version + "/build=" + build;
   };
-  SweepCheckpoint::Adoption adoption;
+  SweepCheckpoint::Adoption adoption{{}, {}, adoption_notes};  // notes of points adopted by this run or an earlier one
   if (!adopt_build.empty()) adoption = {fingerprint(adopt_build), "build " + adopt_build, adoption_notes};
   return SweepCheckpoint((std::filesystem::path(out_dir) / (name + ".checkpoint.jsonl")).string(),
                          fingerprint(INFOFLOW_BUILD_COMMIT), std::move(adoption));

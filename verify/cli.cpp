@@ -116,21 +116,23 @@ void validate_out(const std::string& out) {
   if (out.empty()) throw InputError("--out", "expected a folder name, got an empty string");
 }
 
-// A commit stamp as cmake/build_commit.cmake writes it: 12 hex digits, optionally "-dirty-" and 8 more, or "nogit-"
-// and 12. It goes into a fingerprint that is compared, never into a path or a shell.
+// A commit stamp as cmake/build_commit.cmake writes it: git's short hash (12 hex digits, more where 12 would be
+// ambiguous), optionally "-dirty-" and 8 more, or "nogit-" and 12. It goes into a fingerprint that is compared, never
+// into a path or a shell.
 void validate_adopt_build(const std::string& build) {
   if (build.empty()) return;
-  const auto hex = [&](std::size_t from, std::size_t count) {
-    return build.size() >= from + count &&
-           std::all_of(build.begin() + static_cast<std::ptrdiff_t>(from), build.begin() + static_cast<std::ptrdiff_t>(from + count),
-                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  const auto is_hex = [](const std::string& s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
   };
-  const bool stamp = (build.size() == 12 && hex(0, 12)) ||
-                     (build.size() == 27 && hex(0, 12) && build.compare(12, 7, "-dirty-") == 0 && hex(19, 8)) ||
-                     (build.size() == 18 && build.compare(0, 6, "nogit-") == 0 && hex(6, 12));
+  const auto commit = [&](const std::string& s) { return s.size() >= 12 && s.size() <= 40 && is_hex(s); };
+  const std::size_t dirty = build.find("-dirty-");
+  const bool stamp = commit(build) ||
+                     (dirty != std::string::npos && commit(build.substr(0, dirty)) && build.size() == dirty + 15 &&
+                      is_hex(build.substr(dirty + 7))) ||
+                     (build.size() == 18 && build.compare(0, 6, "nogit-") == 0 && is_hex(build.substr(6)));
   if (!stamp)
-    throw InputError("--adopt-build", "expected a build's commit stamp as its --version prints it (12 hex digits, e.g. "
-                                      "8f5042b2aa2f), got '" + build + "'");
+    throw InputError("--adopt-build", "expected a build's commit stamp as its --version prints it (12 or more hex "
+                                      "digits, e.g. 8f5042b2aa2f), got '" + build + "'");
   if (build == build_commit())
     throw InputError("--adopt-build", "'" + build + "' is this build: its points are resumed without adoption");
   if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1)

@@ -102,6 +102,11 @@ SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint, Adop
     if (fingerprint == j->end() || !fingerprint->is_string()) continue;
     if (*fingerprint == fingerprint_) {
       done_[key->get<std::string>()] = decode_nonfinite(*value);
+      // A point adopted from another build says so (append_adopted); a later line of this build's own clears it.
+      if (const auto mark = j->find("adopted_from"); mark != j->end() && mark->is_object())
+        adopted_from_[key->get<std::string>()] = *mark;
+      else
+        adopted_from_.erase(key->get<std::string>());
     } else if (!adoption_.fingerprint.empty() && *fingerprint == adoption_.fingerprint) {
       const auto [at, first] = adoptable_at.emplace(key->get<std::string>(), adoptable_.size());
       if (first) adoptable_.emplace_back(key->get<std::string>(), decode_nonfinite(*value));
@@ -128,11 +133,23 @@ std::size_t SweepCheckpoint::size() const {
   return done_.size();
 }
 
-void SweepCheckpoint::append(const std::string& key, const nlohmann::json& value) {
+void SweepCheckpoint::append(const std::string& key, const nlohmann::json& value) { write_line(key, value, nullptr); }
+
+void SweepCheckpoint::append_adopted(const std::string& key, const nlohmann::json& value, const nlohmann::json& mark) {
+  write_line(key, value, &mark);
+}
+
+const nlohmann::json* SweepCheckpoint::adopted_from(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = adopted_from_.find(key);
+  return it == adopted_from_.end() ? nullptr : &it->second;
+}
+
+void SweepCheckpoint::write_line(const std::string& key, const nlohmann::json& value, const nlohmann::json* adopted_from) {
+  nlohmann::json record{{"key", key}, {"fingerprint", fingerprint_}, {"value", value}};
+  if (adopted_from) record["adopted_from"] = *adopted_from;
   // NaN and ±inf (a diverged candidate's error) would be written as null and not read back: encoded instead.
-  const std::string line =
-      sealed_line(std::filesystem::path(path_).filename().string(),
-                  encode_record_text(nlohmann::json{{"key", key}, {"fingerprint", fingerprint_}, {"value", value}}));
+  const std::string line = sealed_line(std::filesystem::path(path_).filename().string(), encode_record_text(record));
   std::lock_guard<std::mutex> lock(mu_);
   const int fd = open_own_file(path_, O_WRONLY | O_APPEND | O_CREAT, "--out");
   std::size_t written = 0;
@@ -148,6 +165,8 @@ void SweepCheckpoint::append(const std::string& key, const nlohmann::json& value
   ::fsync(fd);
   ::close(fd);
   done_[key] = value;
+  if (adopted_from) adopted_from_[key] = *adopted_from;
+  else adopted_from_.erase(key);
 }
 
 namespace detail {
@@ -234,15 +253,17 @@ void compute_points(const std::string& label, const std::vector<std::string>& ke
 
 // Another build's points (SweepCheckpoint::Adoption) become this sweep's finished points only when this build computes
 // the same records: the first and the last of them (in the order that build wrote them) are recomputed, or read when
-// an earlier run of this build already recomputed them, and compared with that build's records as text, which prints
-// every double to the last bit. Two builds whose code differs only where this computation does not go (a faster kernel
-// with the same bits, a new option) agree; any other difference shows in a trained model's last bits, and so in every
-// record after it. When both agree, the other points are appended as this build's, so a later run needs no adoption.
+// an earlier run of this build recomputed them itself (never when they are themselves adopted), and compared with that
+// build's records as text, which prints every double to the last bit. When both agree, the other points are appended
+// as adopted (SweepCheckpoint::append_adopted), each naming that build and the two witnesses, so a later run resumes
+// them without the option and its result still says where they came from (adoption_notes). It is a check on two
+// samples: a change that moves no record of either witness goes unseen (docs/input-limits.md).
 void adopt_points(const std::string& label, const std::vector<std::string>& keys,
                   const std::function<nlohmann::json(std::size_t)>& compute,
                   const std::function<bool(const nlohmann::json&)>& readable, SweepCheckpoint& checkpoint, int threads,
                   const ProgressFn& progress) {
   const auto finished = [&](std::size_t i) { return checkpoint.has(keys[i]) && readable(checkpoint.get(keys[i])); };
+  const auto computed_here = [&](std::size_t i) { return finished(i) && !checkpoint.adopted_from(keys[i]); };
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < keys.size(); ++i) index[keys[i]] = i;
   std::vector<std::pair<std::size_t, const nlohmann::json*>> offered;  // (point, the other build's record)
@@ -254,32 +275,58 @@ void adopt_points(const std::string& label, const std::vector<std::string>& keys
 
   std::vector<std::pair<std::size_t, const nlohmann::json*>> witnesses{offered.front()};
   if (offered.back().first != offered.front().first) witnesses.push_back(offered.back());
-  std::vector<std::size_t> recompute;
+  // The witnesses still to recompute, as a sweep of their own: its progress counts them, not the points to adopt.
+  std::vector<std::string> recompute_keys;
+  std::vector<std::size_t> recompute_points, all_of_them;
   for (const auto& [i, value] : witnesses)
-    if (!finished(i)) recompute.push_back(i);
+    if (!computed_here(i)) {
+      all_of_them.push_back(recompute_keys.size());
+      recompute_keys.push_back(keys[i]);
+      recompute_points.push_back(i);
+    }
   const std::string& source = checkpoint.adoption().source;
-  std::fprintf(stderr, "sweep '%s': recomputing %zu point(s) of %s before adopting its points\n", label.c_str(),
-               recompute.size(), source.c_str());
-  compute_points(label, keys, recompute, compute, checkpoint, threads, progress);
-  std::string named;
+  if (!recompute_keys.empty())
+    compute_points(label + ", witnesses of " + source, recompute_keys, all_of_them,
+                   [&](std::size_t w) { return compute(recompute_points[w]); }, checkpoint, threads, progress);
+  nlohmann::json mark{{"source", source}, {"witnesses", nlohmann::json::array()}};
   for (const auto& [i, value] : witnesses) {
     if (encode_record_text(checkpoint.get(keys[i])) != encode_record_text(*value))
       throw InputError("--adopt-build", "sweep '" + label + "': this build's record of point '" + keys[i] +
                                             "' differs from that of " + source + ", so none of " + source +
                                             "'s points is adopted; run without --adopt-build to recompute them");
-    named += (named.empty() ? "" : ", ") + keys[i];
+    mark["witnesses"].push_back(keys[i]);
   }
   std::size_t adopted = 0;
   for (const auto& [i, value] : offered)
     if (!finished(i)) {
-      checkpoint.append(keys[i], *value);
+      checkpoint.append_adopted(keys[i], *value, mark);
       ++adopted;
     }
-  const std::string note = "Sweep '" + label + "': " + std::to_string(adopted) + " point(s) computed by " + source +
-                           " adopted (--adopt-build) after this build recomputed " + named +
-                           " to the same record, bit for bit.";
-  std::fprintf(stderr, "%s\n", note.c_str());
-  if (checkpoint.adoption().notes) checkpoint.adoption().notes->push_back(note);
+  std::fprintf(stderr, "sweep '%s': %zu point(s) of %s adopted after this build recomputed %s to the same records\n",
+               label.c_str(), adopted, source.c_str(), mark["witnesses"].dump().c_str());
+}
+
+// One note per adoption whose points this sweep's result uses: how many, from which build, which witnesses.
+void note_adopted_points(const std::string& label, const std::vector<std::string>& keys, const SweepCheckpoint& checkpoint) {
+  if (!checkpoint.adoption().notes) return;
+  std::map<std::string, std::pair<nlohmann::json, std::size_t>> by_adoption;  // mark's text -> (mark, points)
+  for (const auto& key : keys)
+    if (const nlohmann::json* mark = checkpoint.adopted_from(key)) {
+      auto& entry = by_adoption[mark->dump()];
+      entry.first = *mark;
+      ++entry.second;
+    }
+  for (const auto& [text, entry] : by_adoption) {
+    const auto& [mark, count] = entry;
+    std::string witnesses;
+    if (const auto w = mark.find("witnesses"); w != mark.end() && w->is_array())
+      for (const auto& k : *w) witnesses += (witnesses.empty() ? "" : ", ") + (k.is_string() ? k.get<std::string>() : k.dump());
+    const auto source = mark.find("source");
+    checkpoint.adoption().notes->push_back(
+        "Sweep '" + label + "': " + std::to_string(count) + " point(s) computed by " +
+        (source != mark.end() && source->is_string() ? source->get<std::string>() : std::string("another build")) +
+        " and adopted (--adopt-build) after this build recomputed " + witnesses + " to the same record, bit for bit.");
+  }
 }
 
 }  // namespace
@@ -293,13 +340,15 @@ std::vector<nlohmann::json> run_sweep_json(const std::string& label, const std::
     if (unique.size() != keys.size()) throw NumericError("sweep '" + label + "': duplicate point keys");
   }
   if (!checkpoint.adoptable().empty()) adopt_points(label, keys, compute, readable, checkpoint, threads, progress);
-  if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1)
-    return run_distributed(*d, label, keys, compute, readable, checkpoint, progress);
-  compute_points(label, keys, pending_points(keys, readable, checkpoint), compute, checkpoint, threads, progress);
-
   std::vector<nlohmann::json> out;
-  out.reserve(keys.size());
-  for (const auto& key : keys) out.push_back(checkpoint.get(key));
+  if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1) {
+    out = run_distributed(*d, label, keys, compute, readable, checkpoint, progress);
+  } else {
+    compute_points(label, keys, pending_points(keys, readable, checkpoint), compute, checkpoint, threads, progress);
+    out.reserve(keys.size());
+    for (const auto& key : keys) out.push_back(checkpoint.get(key));
+  }
+  note_adopted_points(label, keys, checkpoint);
   return out;
 }
 

@@ -28,8 +28,9 @@ class SweepCheckpoint {
  public:
   /// Points of this configuration that another build computed (`--adopt-build`; docs/input-limits.md, "Another
   /// build's points"): the lines of `fingerprint` are kept apart, and run_sweep takes them as finished points only after
-  /// recomputing two of them to the same records, bit for bit. `source` names them in messages ("build 8f5042b2aa2f");
-  /// each adoption adds a line to `notes` (the suite's result shows it).
+  /// recomputing two of them to the same records, bit for bit. `source` names them in messages ("build 8f5042b2aa2f").
+  /// `notes` (which may be set alone) gets a line for each adoption whose points a sweep's result uses, in the run that
+  /// adopted them and in every later one (the suite's result shows it).
   struct Adoption {
     std::string fingerprint;
     std::string source;
@@ -41,6 +42,11 @@ class SweepCheckpoint {
   bool has(const std::string& key) const;
   const nlohmann::json& get(const std::string& key) const;
   void append(const std::string& key, const nlohmann::json& value);
+  /// Appends another build's record of `key` as this build's finished point, marked with where it came from (`mark`:
+  /// the source and the witnesses recomputed before adopting it). run_sweep adopts through this only.
+  void append_adopted(const std::string& key, const nlohmann::json& value, const nlohmann::json& mark);
+  /// The mark of a point this checkpoint holds as adopted, or nullptr for a point this build computed (or none).
+  const nlohmann::json* adopted_from(const std::string& key) const;
   std::size_t size() const;
   const std::string& path() const { return path_; }
   /// Lines that were not sealed by this user's key (forged, edited, or another user's): their points are recomputed.
@@ -50,11 +56,14 @@ class SweepCheckpoint {
   const std::vector<std::pair<std::string, nlohmann::json>>& adoptable() const { return adoptable_; }
 
  private:
+  void write_line(const std::string& key, const nlohmann::json& value, const nlohmann::json* adopted_from);
+
   std::string path_;
   std::string fingerprint_;
   Adoption adoption_;
   std::vector<std::pair<std::string, nlohmann::json>> adoptable_;
   std::map<std::string, nlohmann::json> done_;
+  std::map<std::string, nlohmann::json> adopted_from_;  // the points of done_ that were adopted: key -> mark
   std::size_t untrusted_ = 0;
   mutable std::mutex mu_;
 };
