@@ -283,7 +283,7 @@ TEST_CASE("An evidence route names two different computations", "[claims]") {
 
 #include <filesystem>
 
-TEST_CASE("--adopt-build: a suite's checkpoints take another build's points, and its result says so", "[claims][sweep]") {
+TEST_CASE("A suite adopts another build's points with --adopt-build, and its result says so", "[claims][sweep]") {
   const auto dir = std::filesystem::temp_directory_path() / ("infoflow-adopt-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   SuiteContext ctx;
