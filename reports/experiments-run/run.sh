@@ -14,7 +14,7 @@ repo=$(cd "$here/../.." && pwd)
 FROZEN=b77fd62
 FROZEN_VERSION="commit b77fd623d88d"
 # The run's points up to the leg of 2026-12-07 that switched builds (legs.txt) were computed by build 8f5042b2aa2f.
-# Its successor computes the same records about 1.4x faster at D = 5, 6 (the kernels' passes over the columns, 7f134c8,
+# Its successor computes the same records faster at D = 5, 6 (the kernels' passes over the columns, 7f134c8,
 # give the same bits), so it adopts them: --adopt-build, after recomputing the first and the last to the same bits
 # (docs/input-limits.md, "Another build's points"; README.md here).
 ADOPTED_BUILD=8f5042b2aa2f
