@@ -2,7 +2,8 @@
 # The paper-size run of the paper's two experiments (docs/experiments.md §3), carried across machines.
 # Its checkpoint lives in this folder and is committed as the run goes, so a run of about 12 hours on 2 cores survives
 # machines that last a few hours. Every leg uses one frozen build (FROZEN below), built in a worktree when missing,
-# and the record key of this folder (README.md says why that key is not a secret).
+# and the record key of this folder (README.md says why that key is not a secret); it keeps the points of the run's
+# first build (ADOPTED_BUILD) after recomputing two of them to the same bits (README.md, "Two builds").
 #   reports/experiments-run/run.sh            resume (or start) the run in the background; logs to legs.txt, run.log
 #   reports/experiments-run/run.sh --status   points kept so far
 #   D=2,3,4 THREADS=2 run.sh                   a leg over fewer intrinsic dimensions (default 2,3,4,5,6)
