@@ -42,6 +42,7 @@ expect "bad threads" 2 "--threads" -- "$cli" all --threads -3 --out "$work/x"
 own_build=$("$cli" --version | sed -n 's/.*(commit \(.*\))$/\1/p')
 expect "adopt-build not a stamp" 2 "--adopt-build: expected a build's commit stamp" -- "$cli" all --only lemmas --adopt-build '../x' --out "$work/x"
 expect "adopt-build of this build" 2 "--adopt-build: '$own_build' is this build" -- "$cli" all --only lemmas --adopt-build "$own_build" --out "$work/x"
+expect "adopt-build of a 14-digit stamp (git's short hash grows when 12 are ambiguous)" 0 "suite 1/1: running lemmas" -- "$cli" all --only lemmas --adopt-build 0123456789abcd --out "$work/adopt"
 expect "adopt-build without checkpoints" 2 "--adopt-build: only .all. and the suite commands" -- "$cli" plan --target "min_{s,t} dot(x[s], x[t])" --layers 1 --d 2 --E 6 --T 8 --adopt-build 0123456789ab
 # eval on exported weights: a bad input value or token shape names the input's path.
 "$cli" thm1 --T 2 --eps 0.1 --fit-T 2 --p 2 --n 1 --class-T 4 --class-fit-T 3 --class-fit-p 1,2 --out "$work/w" >/dev/null 2>&1

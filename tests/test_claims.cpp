@@ -314,7 +314,7 @@ TEST_CASE("A suite adopts another build's points with --adopt-build, and its res
     const SuiteResult r = run_suite(info, ctx);
     CHECK(computed == 2);
     REQUIRE(r.notes.size() == 1);
-    CHECK_THAT(r.notes[0], Catch::Contains("1 point(s) computed by build 0123456789ab and adopted"));
+    CHECK_THAT(r.notes[0], Catch::Contains("1 point(s) adopted (--adopt-build) from build 0123456789ab"));
     // A later run without the option resumes every point and its result still names the build.
     SuiteContext later = ctx;
     later.adopt_build.clear();

@@ -253,15 +253,16 @@ TEST_CASE("Another build's points are adopted once its first and last recompute 
   std::sort(computed.begin(), computed.end());
   CHECK(computed == std::vector<std::size_t>{0, 4, 5});  // the two witnesses and the point no build had
   REQUIRE(notes->size() == 1);
-  CHECK_THAT(notes->front(), Catch::Contains("3 point(s) computed by build old and adopted") && Catch::Contains("p0, p4"));
+  CHECK_THAT(notes->front(), Catch::Contains("3 point(s) adopted (--adopt-build) from build old after this build "
+                                            "recomputed p0, p4 to the same record"));
   // The adopted points are now this checkpoint's: a later run resumes them without the option, computing nothing, and
   // its result still says where they came from.
   computed.clear();
   auto later = std::make_shared<std::vector<std::string>>();
   SweepCheckpoint again(path, "v1/build=new", {{}, {}, later});
   CHECK(again.size() == 6);
-  CHECK(again.adopted_from("p2") != nullptr);
-  CHECK(again.adopted_from("p4") == nullptr);  // a witness is this build's own
+  CHECK(again.adopted_from("p2").has_value());
+  CHECK_FALSE(again.adopted_from("p4").has_value());  // a witness is this build's own
   (void)run_sweep<Square>("s", keys(6), square, again, 1);
   CHECK(computed.empty());
   CHECK(*later == *notes);
@@ -295,11 +296,11 @@ TEST_CASE("An adopted point is never a witness: a later adoption recomputes it",
   SweepCheckpoint cp(path, "v1/build=new", adopt_old(notes));
   (void)run_sweep<Square>("s", second, square_of(second), cp, 1);
   CHECK(computed == std::vector<std::string>{"p1", "p3"});  // recomputed, now this build's own
-  CHECK(cp.adopted_from("p1") == nullptr);
-  REQUIRE(cp.adopted_from("p2") != nullptr);
-  CHECK((*cp.adopted_from("p2"))["witnesses"] == json{"p1", "p3"});
+  CHECK_FALSE(cp.adopted_from("p1").has_value());
+  REQUIRE(cp.adopted_from("p2").has_value());
+  CHECK(cp.adopted_from("p2")->at("witnesses") == json{"p1", "p3"});
   REQUIRE(notes->size() == 1);
-  CHECK_THAT(notes->front(), Catch::Contains("1 point(s) computed by build old"));
+  CHECK_THAT(notes->front(), Catch::Contains("1 point(s) adopted (--adopt-build) from build old"));
   std::filesystem::remove(path);
 }
 
@@ -360,5 +361,31 @@ TEST_CASE("Only witnesses to adopt: nothing is adopted and no note says otherwis
   (void)run_sweep<Square>("s", keys(2), [&](std::size_t i) { ++calls; return Square{i, i * i}; }, cp, 1);
   CHECK(calls.load() == 2);
   CHECK(notes->empty());
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("A chain of adoptions keeps where the points came from", "[sweep]") {
+  // Build old computed p0..p4; build mid adopted them (witnesses p0, p4); build new adopts from mid.
+  const std::string path = fresh_path("adopt-chain");
+  write_old_build_points(path, 5);
+  const auto square = [](std::size_t i) { return Square{i, i * i}; };
+  {
+    SweepCheckpoint mid(path, "v1/build=mid", adopt_old(nullptr));
+    (void)run_sweep<Square>("s", keys(5), square, mid, 1);
+  }
+  auto notes = std::make_shared<std::vector<std::string>>();
+  SweepCheckpoint fresh(path, "v1/build=new", {"v1/build=mid", "build mid", notes});
+  (void)run_sweep<Square>("s", keys(5), square, fresh, 1);
+  // Mid wrote p0, p4 (its witnesses, computed), then p1, p2, p3 (adopted): new's witnesses are p0 and p3.
+  REQUIRE(fresh.adopted_from("p2").has_value());
+  CHECK(fresh.adopted_from("p2")->at("earlier").at("source") == "build old");
+  REQUIRE(fresh.adopted_from("p4").has_value());
+  CHECK_FALSE(fresh.adopted_from("p4")->contains("earlier"));  // mid computed p4 itself
+  REQUIRE(notes->size() == 2);
+  CHECK_THAT(notes->at(0) + notes->at(1),
+             Catch::Contains("1 point(s) adopted (--adopt-build) from build mid after this build recomputed p0, p3") &&
+                 Catch::Contains("2 point(s) adopted (--adopt-build) from build mid after this build recomputed p0, p3 "
+                                 "to the same record, bit for bit; build mid had adopted them from build old after "
+                                 "build mid recomputed p0, p4"));
   std::filesystem::remove(path);
 }

@@ -110,6 +110,7 @@ SuiteResult stopped_suite_result(const SuiteInfo& suite, const SuiteContext& ctx
   r.checks.push_back(with_role({"suite.completed", Grade::Exact, Verdict::Fail, "the suite ran to completion",
                                 {{"error", error}}, {{"expected", "no error"}}},
                                CheckRole::SelfCheck));
+  if (ctx.adoption_notes) r.notes = *ctx.adoption_notes;  // points its sweeps adopted before it stopped
   return r;
 }
 

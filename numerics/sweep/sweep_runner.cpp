@@ -111,6 +111,10 @@ SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint, Adop
       const auto [at, first] = adoptable_at.emplace(key->get<std::string>(), adoptable_.size());
       if (first) adoptable_.emplace_back(key->get<std::string>(), decode_nonfinite(*value));
       else adoptable_[at->second].second = decode_nonfinite(*value);
+      if (const auto mark = j->find("adopted_from"); mark != j->end() && mark->is_object())
+        adoptable_marks_[key->get<std::string>()] = *mark;
+      else
+        adoptable_marks_.erase(key->get<std::string>());
     }
   }
   if (untrusted_ > 0)
@@ -139,10 +143,15 @@ void SweepCheckpoint::append_adopted(const std::string& key, const nlohmann::jso
   write_line(key, value, &mark);
 }
 
-const nlohmann::json* SweepCheckpoint::adopted_from(const std::string& key) const {
+std::optional<nlohmann::json> SweepCheckpoint::adopted_from(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = adopted_from_.find(key);
-  return it == adopted_from_.end() ? nullptr : &it->second;
+  return it == adopted_from_.end() ? std::nullopt : std::optional<nlohmann::json>(it->second);
+}
+
+std::optional<nlohmann::json> SweepCheckpoint::adoptable_mark(const std::string& key) const {
+  const auto it = adoptable_marks_.find(key);  // read-only after loading
+  return it == adoptable_marks_.end() ? std::nullopt : std::optional<nlohmann::json>(it->second);
 }
 
 void SweepCheckpoint::write_line(const std::string& key, const nlohmann::json& value, const nlohmann::json* adopted_from) {
@@ -263,7 +272,7 @@ void adopt_points(const std::string& label, const std::vector<std::string>& keys
                   const std::function<bool(const nlohmann::json&)>& readable, SweepCheckpoint& checkpoint, int threads,
                   const ProgressFn& progress) {
   const auto finished = [&](std::size_t i) { return checkpoint.has(keys[i]) && readable(checkpoint.get(keys[i])); };
-  const auto computed_here = [&](std::size_t i) { return finished(i) && !checkpoint.adopted_from(keys[i]); };
+  const auto computed_here = [&](std::size_t i) { return finished(i) && !checkpoint.adopted_from(keys[i]).has_value(); };
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < keys.size(); ++i) index[keys[i]] = i;
   std::vector<std::pair<std::size_t, const nlohmann::json*>> offered;  // (point, the other build's record)
@@ -299,11 +308,28 @@ void adopt_points(const std::string& label, const std::vector<std::string>& keys
   std::size_t adopted = 0;
   for (const auto& [i, value] : offered)
     if (!finished(i)) {
-      checkpoint.append_adopted(keys[i], *value, mark);
+      // A point that build had itself adopted keeps the chain: its mark says where it came from before.
+      nlohmann::json point_mark = mark;
+      if (const auto earlier = checkpoint.adoptable_mark(keys[i])) point_mark["earlier"] = *earlier;
+      checkpoint.append_adopted(keys[i], *value, point_mark);
       ++adopted;
     }
-  std::fprintf(stderr, "sweep '%s': %zu point(s) of %s adopted after this build recomputed %s to the same records\n",
-               label.c_str(), adopted, source.c_str(), mark["witnesses"].dump().c_str());
+  std::fprintf(stderr, "sweep '%s': witnesses %s of %s recomputed to the same records; %zu other point(s) adopted\n",
+               label.c_str(), mark["witnesses"].dump().c_str(), source.c_str(), adopted);
+}
+
+// "build X after this build recomputed p0, p9 to the same record, bit for bit" and, down a chain of adoptions, where
+// build X had its points from. A mark comes from a sealed line of this user's; its fields are still read defensively.
+std::string adoption_story(const nlohmann::json& mark, const std::string& recomputer) {
+  std::string witnesses;
+  if (const auto w = mark.find("witnesses"); w != mark.end() && w->is_array())
+    for (const auto& k : *w) witnesses += (witnesses.empty() ? "" : ", ") + (k.is_string() ? k.get<std::string>() : k.dump());
+  const auto source = mark.find("source");
+  const std::string from = source != mark.end() && source->is_string() ? source->get<std::string>() : "another build";
+  std::string story = from + " after " + recomputer + " recomputed " + witnesses + " to the same record, bit for bit";
+  if (const auto earlier = mark.find("earlier"); earlier != mark.end() && earlier->is_object())
+    story += "; " + from + " had adopted them from " + adoption_story(*earlier, from);
+  return story;
 }
 
 // One note per adoption whose points this sweep's result uses: how many, from which build, which witnesses.
@@ -311,22 +337,15 @@ void note_adopted_points(const std::string& label, const std::vector<std::string
   if (!checkpoint.adoption().notes) return;
   std::map<std::string, std::pair<nlohmann::json, std::size_t>> by_adoption;  // mark's text -> (mark, points)
   for (const auto& key : keys)
-    if (const nlohmann::json* mark = checkpoint.adopted_from(key)) {
+    if (const auto mark = checkpoint.adopted_from(key)) {
       auto& entry = by_adoption[mark->dump()];
       entry.first = *mark;
       ++entry.second;
     }
-  for (const auto& [text, entry] : by_adoption) {
-    const auto& [mark, count] = entry;
-    std::string witnesses;
-    if (const auto w = mark.find("witnesses"); w != mark.end() && w->is_array())
-      for (const auto& k : *w) witnesses += (witnesses.empty() ? "" : ", ") + (k.is_string() ? k.get<std::string>() : k.dump());
-    const auto source = mark.find("source");
-    checkpoint.adoption().notes->push_back(
-        "Sweep '" + label + "': " + std::to_string(count) + " point(s) computed by " +
-        (source != mark.end() && source->is_string() ? source->get<std::string>() : std::string("another build")) +
-        " and adopted (--adopt-build) after this build recomputed " + witnesses + " to the same record, bit for bit.");
-  }
+  for (const auto& [text, entry] : by_adoption)
+    checkpoint.adoption().notes->push_back("Sweep '" + label + "': " + std::to_string(entry.second) +
+                                           " point(s) adopted (--adopt-build) from " +
+                                           adoption_story(entry.first, "this build") + ".");
 }
 
 }  // namespace

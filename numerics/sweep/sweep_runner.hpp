@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,8 +46,10 @@ class SweepCheckpoint {
   /// Appends another build's record of `key` as this build's finished point, marked with where it came from (`mark`:
   /// the source and the witnesses recomputed before adopting it). run_sweep adopts through this only.
   void append_adopted(const std::string& key, const nlohmann::json& value, const nlohmann::json& mark);
-  /// The mark of a point this checkpoint holds as adopted, or nullptr for a point this build computed (or none).
-  const nlohmann::json* adopted_from(const std::string& key) const;
+  /// The mark of a point this checkpoint holds as adopted, or nothing for a point this build computed (or none).
+  std::optional<nlohmann::json> adopted_from(const std::string& key) const;
+  /// The mark the other build's line of `key` carries, when that build had itself adopted the point (a chain).
+  std::optional<nlohmann::json> adoptable_mark(const std::string& key) const;
   std::size_t size() const;
   const std::string& path() const { return path_; }
   /// Lines that were not sealed by this user's key (forged, edited, or another user's): their points are recomputed.
@@ -62,6 +65,7 @@ class SweepCheckpoint {
   std::string fingerprint_;
   Adoption adoption_;
   std::vector<std::pair<std::string, nlohmann::json>> adoptable_;
+  std::map<std::string, nlohmann::json> adoptable_marks_;  // the other build's own marks, of points it had adopted
   std::map<std::string, nlohmann::json> done_;
   std::map<std::string, nlohmann::json> adopted_from_;  // the points of done_ that were adopted: key -> mark
   std::size_t untrusted_ = 0;
