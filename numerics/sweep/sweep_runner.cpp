@@ -100,21 +100,21 @@ SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint, Adop
     const auto key = j->find("key"), fingerprint = j->find("fingerprint"), value = j->find("value");
     if (key == j->end() || !key->is_string() || value == j->end()) continue;
     if (fingerprint == j->end() || !fingerprint->is_string()) continue;
+    // A point adopted from another build says so (append_adopted); a later unmarked line of the key clears it.
+    const auto keep_mark = [&](std::map<std::string, nlohmann::json>& marks) {
+      if (const auto mark = j->find("adopted_from"); mark != j->end() && mark->is_object())
+        marks[key->get<std::string>()] = *mark;
+      else
+        marks.erase(key->get<std::string>());
+    };
     if (*fingerprint == fingerprint_) {
       done_[key->get<std::string>()] = decode_nonfinite(*value);
-      // A point adopted from another build says so (append_adopted); a later line of this build's own clears it.
-      if (const auto mark = j->find("adopted_from"); mark != j->end() && mark->is_object())
-        adopted_from_[key->get<std::string>()] = *mark;
-      else
-        adopted_from_.erase(key->get<std::string>());
+      keep_mark(adopted_from_);
     } else if (!adoption_.fingerprint.empty() && *fingerprint == adoption_.fingerprint) {
       const auto [at, first] = adoptable_at.emplace(key->get<std::string>(), adoptable_.size());
       if (first) adoptable_.emplace_back(key->get<std::string>(), decode_nonfinite(*value));
       else adoptable_[at->second].second = decode_nonfinite(*value);
-      if (const auto mark = j->find("adopted_from"); mark != j->end() && mark->is_object())
-        adoptable_marks_[key->get<std::string>()] = *mark;
-      else
-        adoptable_marks_.erase(key->get<std::string>());
+      keep_mark(adoptable_marks_);
     }
   }
   if (untrusted_ > 0)
