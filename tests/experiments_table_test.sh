@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/experiments-table lays out a run's own figures: on the committed quick baseline, the (2,2) row carries the
-# paper's 5.89e-05 and the run's best-seed and mean NMSE from its table, the triangle table has a row per T, a suite's
+# paper's 5.89e-05 and the run's best-seed and mean NMSE from its table, the effect row carries the check's ratio and
+# interval, the triangle table has a row per T, a suite's
 # own result.json gives the same row, a cell holding a pipe or a line break stays one cell, and a file that is not a
 # results.json (no suite, a malformed table) is refused with exit 2 and no partial table.
 set -uo pipefail
@@ -23,6 +24,18 @@ PY
 grep -qF "$expected" <<<"$out" || { echo "$out"; fail "no row starting '$expected'"; }
 [[ $(grep -c '^| (2,2,24) | ' <<<"$out") -ge 3 ]] || { echo "$out"; fail "triangle rows missing"; }
 
+# The effect row: the check's ratio, and its interval as exp() of the check's log-interval, from a second reader.
+effect=$(/usr/bin/python3 - "$quick" <<'PY'
+import json, math, sys
+s = [x for x in json.load(open(sys.argv[1]))["suites"] if x["suite"] == "paper-experiments"][0]
+c = [c for c in s["checks"] if c["id"] == "experiments.intrinsic-dimension.D2"][0]
+first = [x for x in c["measured"]["separation_from_control"] if x["other"] == "(D-1,D)"][0]
+lo, hi = (math.exp(v) for v in first["log_ratio_interval"])
+print(f"| 2 | {first['effect_ratio_over_control']:.3g}× [{lo:.3g}, {hi:.3g}] |")
+PY
+)
+grep -qF "$effect" <<<"$out" || { echo "$out"; fail "no effect row starting '$effect'"; }
+
 # A suite's own result.json (what `experiments --out DIR` writes).
 /usr/bin/python3 - "$quick" "$work/single.json" <<'PY'
 import json, sys
@@ -35,8 +48,15 @@ grep -qF "$expected" <<<"$("$table" "$work/single.json")" || fail "a single suit
 printf '%s' '{"suite": "paper-experiments", "tables": [{"title": "Intrinsic dimension (x)",
   "columns": ["D", "cell", "paper", "best seed", "NMSE (ours, mean)"],
   "rows": [["2", "(2,2)", "a|b\n`x`", 1e308, NaN]]}]}' > "$work/hostile.json"
-row=$("$table" "$work/hostile.json" | grep '^| 2 |') || fail "no row for a table with hostile cells"
+row=$("$table" "$work/hostile.json" | grep '^| 2 | (2,2)') || fail "no row for a table with hostile cells"
 [[ "$row" == '| 2 | (2,2) | a\|b `x` | 1e+308 | nan |'* ]] || fail "hostile cells not kept in their cells: $row"
+
+# A check whose separation holds text where numbers belong: the row says "-", it does not crash.
+printf '%s' '{"suite": "paper-experiments", "checks": [{"id": "experiments.intrinsic-dimension.D3", "verdict": "pass",
+  "measured": {"separation_from_control": [{"other": "(D-1,D)", "effect_ratio_over_control": "x|y",
+  "log_ratio_interval": ["a", 1], "seeds": 5}, 7]}}]}' > "$work/hostile-effect.json"
+row=$("$table" "$work/hostile-effect.json" | grep '^| 3 |') || fail "no effect row for a check with hostile fields"
+[[ "$row" == '| 3 | - | - | 5 | pass |' ]] || fail "hostile effect fields not shown as '-': $row"
 
 echo '{}' > "$work/empty.json"
 printf '%s' '{"suite": "paper-experiments", "tables": [{"title": "Triangle centre", "columns": [], "rows": 7}]}' \
