@@ -100,21 +100,19 @@ SweepCheckpoint::SweepCheckpoint(std::string path, std::string fingerprint, Adop
     const auto key = j->find("key"), fingerprint = j->find("fingerprint"), value = j->find("value");
     if (key == j->end() || !key->is_string() || value == j->end()) continue;
     if (fingerprint == j->end() || !fingerprint->is_string()) continue;
-    // A point adopted from another build says so (append_adopted); a later unmarked line of the key clears it.
-    const auto keep_mark = [&](std::map<std::string, nlohmann::json>& marks) {
-      if (const auto mark = j->find("adopted_from"); mark != j->end() && mark->is_object())
-        marks[key->get<std::string>()] = *mark;
-      else
-        marks.erase(key->get<std::string>());
-    };
+    // A point adopted from another build says so (append_adopted); the key's last line decides, so a later unmarked
+    // line of the key clears the mark.
+    std::optional<nlohmann::json> mark;
+    if (const auto m = j->find("adopted_from"); m != j->end() && m->is_object()) mark = *m;
     if (*fingerprint == fingerprint_) {
       done_[key->get<std::string>()] = decode_nonfinite(*value);
-      keep_mark(adopted_from_);
+      if (mark) adopted_from_[key->get<std::string>()] = std::move(*mark);
+      else adopted_from_.erase(key->get<std::string>());
     } else if (!adoption_.fingerprint.empty() && *fingerprint == adoption_.fingerprint) {
       const auto [at, first] = adoptable_at.emplace(key->get<std::string>(), adoptable_.size());
-      if (first) adoptable_.emplace_back(key->get<std::string>(), decode_nonfinite(*value));
-      else adoptable_[at->second].second = decode_nonfinite(*value);
-      keep_mark(adoptable_marks_);
+      if (first) adoptable_.push_back({key->get<std::string>(), nlohmann::json(), std::nullopt});
+      adoptable_[at->second].record = decode_nonfinite(*value);
+      adoptable_[at->second].earlier_mark = std::move(mark);
     }
   }
   if (untrusted_ > 0)
@@ -147,11 +145,6 @@ std::optional<nlohmann::json> SweepCheckpoint::adopted_from(const std::string& k
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = adopted_from_.find(key);
   return it == adopted_from_.end() ? std::nullopt : std::optional<nlohmann::json>(it->second);
-}
-
-std::optional<nlohmann::json> SweepCheckpoint::adoptable_mark(const std::string& key) const {
-  const auto it = adoptable_marks_.find(key);  // read-only after loading
-  return it == adoptable_marks_.end() ? std::nullopt : std::optional<nlohmann::json>(it->second);
 }
 
 void SweepCheckpoint::write_line(const std::string& key, const nlohmann::json& value, const nlohmann::json* adopted_from) {
@@ -275,19 +268,20 @@ void adopt_points(const std::string& label, const std::vector<std::string>& keys
   const auto computed_here = [&](std::size_t i) { return finished(i) && !checkpoint.adopted_from(keys[i]).has_value(); };
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < keys.size(); ++i) index[keys[i]] = i;
-  std::vector<std::pair<std::size_t, const nlohmann::json*>> offered;  // (point, the other build's record)
-  for (const auto& [key, value] : checkpoint.adoptable())
-    if (const auto it = index.find(key); it != index.end() && readable(value)) offered.emplace_back(it->second, &value);
+  std::vector<std::pair<std::size_t, const SweepCheckpoint::OfferedPoint*>> offered;  // (this sweep's index, point)
+  for (const auto& point : checkpoint.adoptable())
+    if (const auto it = index.find(point.key); it != index.end() && readable(point.record))
+      offered.emplace_back(it->second, &point);
   if (std::all_of(offered.begin(), offered.end(), [&](const auto& point) { return finished(point.first); })) return;
   if (SweepDistributor* d = sweep_distributor(); d && d->size() > 1)
     throw InputError("--adopt-build", "expected one process: another build's points are adopted by a run without MPI");
 
-  std::vector<std::pair<std::size_t, const nlohmann::json*>> witnesses{offered.front()};
+  std::vector<std::pair<std::size_t, const SweepCheckpoint::OfferedPoint*>> witnesses{offered.front()};
   if (offered.back().first != offered.front().first) witnesses.push_back(offered.back());
   // The witnesses still to recompute, as a sweep of their own: its progress counts them, not the points to adopt.
   std::vector<std::string> recompute_keys;
   std::vector<std::size_t> recompute_points, all_of_them;
-  for (const auto& [i, value] : witnesses)
+  for (const auto& [i, point] : witnesses)
     if (!computed_here(i)) {
       all_of_them.push_back(recompute_keys.size());
       recompute_keys.push_back(keys[i]);
@@ -298,20 +292,20 @@ void adopt_points(const std::string& label, const std::vector<std::string>& keys
     compute_points(label + ", witnesses of " + source, recompute_keys, all_of_them,
                    [&](std::size_t w) { return compute(recompute_points[w]); }, checkpoint, threads, progress);
   nlohmann::json mark{{"source", source}, {"witnesses", nlohmann::json::array()}};
-  for (const auto& [i, value] : witnesses) {
-    if (encode_record_text(checkpoint.get(keys[i])) != encode_record_text(*value))
+  for (const auto& [i, point] : witnesses) {
+    if (encode_record_text(checkpoint.get(keys[i])) != encode_record_text(point->record))
       throw InputError("--adopt-build", "sweep '" + label + "': this build's record of point '" + keys[i] +
                                             "' differs from that of " + source + ", so none of " + source +
                                             "'s points is adopted; run without --adopt-build to recompute them");
     mark["witnesses"].push_back(keys[i]);
   }
   std::size_t adopted = 0;
-  for (const auto& [i, value] : offered)
+  for (const auto& [i, point] : offered)
     if (!finished(i)) {
       // A point that build had itself adopted keeps the chain: its mark says where it came from before.
       nlohmann::json point_mark = mark;
-      if (const auto earlier = checkpoint.adoptable_mark(keys[i])) point_mark["earlier"] = *earlier;
-      checkpoint.append_adopted(keys[i], *value, point_mark);
+      if (point->earlier_mark) point_mark["earlier"] = *point->earlier_mark;
+      checkpoint.append_adopted(keys[i], point->record, point_mark);
       ++adopted;
     }
   std::fprintf(stderr, "sweep '%s': witnesses %s of %s recomputed to the same records; %zu other point(s) adopted\n",

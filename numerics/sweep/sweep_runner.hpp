@@ -48,15 +48,20 @@ class SweepCheckpoint {
   void append_adopted(const std::string& key, const nlohmann::json& value, const nlohmann::json& mark);
   /// The mark of a point this checkpoint holds as adopted, or nothing for a point this build computed (or none).
   std::optional<nlohmann::json> adopted_from(const std::string& key) const;
-  /// The mark the other build's line of `key` carries, when that build had itself adopted the point (a chain).
-  std::optional<nlohmann::json> adoptable_mark(const std::string& key) const;
   std::size_t size() const;
   const std::string& path() const { return path_; }
   /// Lines that were not sealed by this user's key (forged, edited, or another user's): their points are recomputed.
   std::size_t untrusted_lines() const { return untrusted_; }
   const Adoption& adoption() const { return adoption_; }
-  /// The other build's points (Adoption), each key once with its last record, in the order that build first wrote them.
-  const std::vector<std::pair<std::string, nlohmann::json>>& adoptable() const { return adoptable_; }
+  /// A point of the other build (Adoption): its last record, and the mark its line carries when that build had itself
+  /// adopted the point (a chain of adoptions keeps it as the new mark's "earlier").
+  struct OfferedPoint {
+    std::string key;
+    nlohmann::json record;
+    std::optional<nlohmann::json> earlier_mark;
+  };
+  /// The other build's points, each key once, in the order that build first wrote them.
+  const std::vector<OfferedPoint>& adoptable() const { return adoptable_; }
 
  private:
   void write_line(const std::string& key, const nlohmann::json& value, const nlohmann::json* adopted_from);
@@ -64,8 +69,7 @@ class SweepCheckpoint {
   std::string path_;
   std::string fingerprint_;
   Adoption adoption_;
-  std::vector<std::pair<std::string, nlohmann::json>> adoptable_;
-  std::map<std::string, nlohmann::json> adoptable_marks_;  // the other build's own marks, of points it had adopted
+  std::vector<OfferedPoint> adoptable_;
   std::map<std::string, nlohmann::json> done_;
   std::map<std::string, nlohmann::json> adopted_from_;  // the points of done_ that were adopted: key -> mark
   std::size_t untrusted_ = 0;
