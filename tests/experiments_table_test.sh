@@ -51,12 +51,31 @@ printf '%s' '{"suite": "paper-experiments", "tables": [{"title": "Intrinsic dime
 row=$("$table" "$work/hostile.json" | grep '^| 2 | (2,2)') || fail "no row for a table with hostile cells"
 [[ "$row" == '| 2 | (2,2) | a\|b `x` | 1e+308 | nan |'* ]] || fail "hostile cells not kept in their cells: $row"
 
-# A check whose separation holds text where numbers belong: the row says "-", it does not crash.
-printf '%s' '{"suite": "paper-experiments", "checks": [{"id": "experiments.intrinsic-dimension.D3", "verdict": "pass",
-  "measured": {"separation_from_control": [{"other": "(D-1,D)", "effect_ratio_over_control": "x|y",
-  "log_ratio_interval": ["a", 1], "seeds": 5}, 7]}}]}' > "$work/hostile-effect.json"
-row=$("$table" "$work/hostile-effect.json" | grep '^| 3 |') || fail "no effect row for a check with hostile fields"
-[[ "$row" == '| 3 | - | - | 5 | pass |' ]] || fail "hostile effect fields not shown as '-': $row"
+# Checks whose separation holds what is not a measurement: text, a boolean, a log bound beyond a double's range, an
+# integer beyond a double, the check's own placeholder for fewer than 2 seeds (ratio 0, interval null), a field of the
+# wrong shape. Each entry reads "-" or its true value; none crashes the script.
+printf '%s' '{"suite": "paper-experiments", "checks": [
+  {"id": "experiments.intrinsic-dimension.D4", "verdict": "inconclusive", "measured": {"separation_from_control": [
+    {"other": "(D-1,D)", "effect_ratio_over_control": 2, "log_ratio_interval": [-1e308, 1e308], "seeds": 5},
+    {"other": "(D,D-1)", "effect_ratio_over_control": 0.0, "log_ratio_interval": [null, null], "seeds": 1}]}},
+  {"id": "experiments.intrinsic-dimension.D3", "verdict": "pass", "measured": {"separation_from_control": [
+    {"other": "(D-1,D)", "effect_ratio_over_control": "x|y", "log_ratio_interval": ["a", 1], "seeds": 5},
+    {"other": "(D,D-1)", "effect_ratio_over_control": true, "log_ratio_interval": [0, 1], "seeds": 5},
+    {"other": ["(D,D-1)"], "effect_ratio_over_control": 1, "log_ratio_interval": [0, 1], "seeds": 5}, 7]}},
+  {"id": "experiments.intrinsic-dimension.D5", "measured": {"separation_from_control": [{"other": "(D-1,D)",
+    "effect_ratio_over_control": 1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000,
+    "log_ratio_interval": [0, 1], "seeds": 5}]}},
+  {"id": "experiments.intrinsic-dimension.D6", "measured": {"separation_from_control": 7}},
+  {"id": 5, "measured": {"separation_from_control": []}}]}' > "$work/hostile-effect.json"
+printed=$("$table" "$work/hostile-effect.json") || fail "exit $? on a check with hostile separation fields"
+rows=$(grep -E '^\| [0-9] \| ' <<<"$printed")
+expected_rows='| 3 | - | 5 | - | 5 | pass |
+| 4 | 2× [0, inf] | 5 | - | 1 | inconclusive |
+| 5 | - | 5 | - | - | - |'
+[[ "$rows" == "$expected_rows" ]] || fail "hostile effect fields: expected
+$expected_rows
+got
+$rows"
 
 echo '{}' > "$work/empty.json"
 printf '%s' '{"suite": "paper-experiments", "tables": [{"title": "Triangle centre", "columns": [], "rows": 7}]}' \
