@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The paper-size run of the paper's two experiments (docs/experiments.md §3), carried across machines.
-# Its checkpoint lives in this folder and is committed as the run goes, so a run of about 12 hours on 2 cores survives
+# Its checkpoint lives in this folder and is committed as the run goes, so a run of up to 17.8 hours on 2 cores survives
 # machines that last a few hours. Every leg uses one frozen build (FROZEN below), built in a worktree when missing,
 # and the record key of this folder (README.md says why that key is not a secret); it keeps the points of the run's
 # first build (ADOPTED_BUILD) after recomputing two of them to the same bits (README.md, "Two builds").
