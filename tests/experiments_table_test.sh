@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/experiments-table lays out a run's own figures: on the committed quick baseline, the (2,2) row carries the
 # paper's 5.89e-05 and the run's best-seed and mean NMSE from its table, the effect row carries the check's ratio and
-# interval, the triangle table has a row per T, a suite's
-# own result.json gives the same row, a cell holding a pipe or a line break stays one cell, and a file that is not a
+# interval, the triangle table has a row per T, a suite's own result.json gives the same row, a cell holding a pipe or
+# a line break stays one cell, an effect entry that is not a measurement reads "-", and a file that is not a
 # results.json (no suite, a malformed table) is refused with exit 2 and no partial table.
 set -uo pipefail
 root="$1"
